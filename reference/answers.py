@@ -1,0 +1,97 @@
+"""What shape an answer takes: the schema a question asks for, and checking a reply.
+
+The schemas are the ones `ctx.elicit()` would send for the same type, so a
+declared parameter and an imperative ask look identical on the wire. The one
+addition is `Annotated[T, Field(...)]` on a scalar: its constraints stay on the
+wrapped `value` field, where they are both advertised and enforced (TYP-3).
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin
+
+from fastmcp.server.elicitation import (
+    ElicitConfig,
+    ScalarElicitationType,
+    get_elicitation_schema,
+    handle_elicit_accept,
+    parse_elicit_response_type,
+)
+from fastmcp.utilities.types import get_cached_typeadapter
+from pydantic import ValidationError
+
+
+class AnswerRejected(ValueError):
+    """Accepted content that does not fit the schema it was asked against."""
+
+
+@dataclass(frozen=True)
+class AnswerShape:
+    """The schema sent for one question and the validator for its reply."""
+
+    schema: dict[str, Any]
+    config: ElicitConfig
+
+    def read(self, content: Any) -> Any:
+        """The parameter value carried by accepted `content`.
+
+        Raises:
+            AnswerRejected: `content` does not match the schema.
+        """
+        try:
+            return handle_elicit_accept(self.config, content).data
+        except (ValidationError, ValueError, TypeError) as error:
+            raise AnswerRejected(str(error)) from error
+
+
+def shape_for(
+    answer_type: Any, *, title: str | None = None, description: str | None = None
+) -> AnswerShape:
+    """Build the shape for `answer_type`, as `ctx.elicit()` would."""
+    base, metadata = split_annotated(answer_type)
+    if metadata and _is_scalar(base):
+        # fastmcp only wraps bare scalars; an Annotated scalar would otherwise be
+        # sent as a non-object schema. Wrapping the Annotated keeps its Field
+        # constraints on the `value` field.
+        wrapped = ScalarElicitationType[answer_type]  # type: ignore[valid-type]
+        schema = get_elicitation_schema(wrapped)
+        if title is not None or description is not None:
+            value = schema["properties"]["value"]
+            if title is not None:
+                value["title"] = title
+            if description is not None:
+                value["description"] = description
+        return AnswerShape(schema, ElicitConfig(schema, wrapped, is_raw=False))
+    config = parse_elicit_response_type(
+        answer_type, response_title=title, response_description=description
+    )
+    return AnswerShape(config.schema, config)
+
+
+def split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """`Annotated[T, *meta]` -> `(T, meta)`; anything else -> `(annotation, ())`."""
+    if get_origin(annotation) is Annotated:
+        base, *metadata = get_args(annotation)
+        return base, tuple(metadata)
+    return annotation, ()
+
+
+def fits(value: Any, annotation: Any) -> bool:
+    """Whether `value` is acceptable for a parameter annotated `annotation`."""
+    try:
+        get_cached_typeadapter(annotation).validate_python(value, strict=True)
+    except (ValidationError, TypeError):
+        return False
+    return True
+
+
+def _is_scalar(tp: Any) -> bool:
+    from enum import Enum
+
+    return (
+        tp in (str, int, float, bool)
+        or get_origin(tp) is typing.Literal
+        or (isinstance(tp, type) and issubclass(tp, Enum))
+    )

@@ -1,0 +1,307 @@
+"""The reference app: one tool per scenario of `fixtures/scenarios.json`.
+
+Each tool is written the way a server author would write it; the catalog says
+what it must ask and answer, and the conformance suite checks it over the wire.
+`registration` is the adapter the REG cases call (see conformance/registration.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+from collections import Counter
+from typing import Annotated, Any, Literal
+
+import mcp_types
+from fastmcp import Context
+from fastmcp.dependencies import Depends
+from pydantic import BaseModel, Field
+from typing_extensions import TypeAliasType
+
+from reference import DeclarativeFastMCP, Elicit
+
+app = DeclarativeFastMCP("elicit-reference")
+
+#: How often each tool body ran, per `ref`: how a client observes BAT-2 and SEC-*.
+_runs: Counter[str] = Counter()
+#: Per-traveller home airports, learned between rounds (RES-3).
+_home_airports: dict[str, str] = {}
+#: Per-ref question wording, changed between rounds (DIG-1).
+_copy: dict[str, str] = {}
+
+
+@app.tool
+def body_runs(ref: str) -> int:
+    """How many times a tool body ran for `ref`."""
+    return _runs[ref]
+
+
+@app.tool
+def book_destination(
+    ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]
+) -> str:
+    _runs[ref] += 1
+    return f"Booked a flight to {destination}"
+
+
+@app.tool
+def book_trip(
+    ref: str,
+    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    date: Annotated[str, Elicit("When would you like to fly?")],
+    cabin: Annotated[str, Elicit("Which cabin class?")],
+) -> str:
+    _runs[ref] += 1
+    return f"{destination} on {date} in {cabin}"
+
+
+def which_airport(destination: str) -> Elicit[str]:
+    return Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+@app.tool
+def book_airport(
+    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    airport: Annotated[str, Elicit(which_airport)],
+) -> str:
+    return f"{destination}/{airport}"
+
+
+def airport_unless_obvious(destination: str) -> str | Elicit[str]:
+    if destination == "London":
+        return "LHR"
+    return Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+@app.tool
+def book_from(destination: str, airport: Annotated[str, Elicit(airport_unless_obvious)]) -> str:
+    return f"{destination}/{airport}"
+
+
+def confirm(destination: str, date: str) -> Elicit[bool]:
+    return Elicit(f"Book a flight to {destination} on {date}?", response_type=bool)
+
+
+@app.tool
+def book_confirmed(
+    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    date: Annotated[str, Elicit("When would you like to fly?")],
+    proceed: Annotated[bool, Elicit(confirm)],
+) -> str:
+    return f"Booked {destination} on {date}" if proceed else "Cancelled"
+
+
+def onward(origin: str) -> Elicit[str]:
+    return Elicit(f"Where to from {origin}?", response_type=str)
+
+
+def coming_back(destination: str) -> Elicit[str]:
+    return Elicit(f"When do you return from {destination}?", response_type=str)
+
+
+@app.tool
+def plan_chain(
+    origin: Annotated[str, Elicit("Where are you flying from?")],
+    destination: Annotated[str, Elicit(onward)],
+    return_date: Annotated[str, Elicit(coming_back)],
+) -> str:
+    return f"{origin}->{destination}, back {return_date}"
+
+
+@app.tool
+async def book_seat(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+    return f"Seat: {seat or 'no preference'}"
+
+
+@app.tool
+async def book_seat_outside(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
+    return f"Seat: {seat or 'no preference'}"
+
+
+SeatChoice = TypeAliasType("SeatChoice", Annotated[str | None, Elicit("Window or aisle?")])
+
+
+@app.tool
+async def book_seat_alias(seat: SeatChoice = None) -> str:
+    return f"Seat: {seat or 'no preference'}"
+
+
+async def _seat_for(cabin: str, seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+    return f"Seat: {seat or 'no preference'} ({cabin})"
+
+
+app.tool(functools.partial(_seat_for, cabin="economy"), name="book_seat_partial")
+
+
+def home_airport(traveller: str) -> str | Elicit[str]:
+    if traveller in _home_airports:
+        return _home_airports[traveller]
+    return Elicit(f"Which airport should we fly you from, {traveller}?", response_type=str)
+
+
+@app.tool
+def save_home_airport(traveller: str, airport: str) -> str:
+    _home_airports[traveller] = airport
+    return f"Saved {airport} for {traveller}"
+
+
+@app.tool
+def book_profile(
+    traveller: str,
+    date: Annotated[str, Elicit("When would you like to fly?")],
+    airport: Annotated[str, Elicit(home_airport)],
+) -> str:
+    return f"{traveller} from {airport} on {date}"
+
+
+class Airport(BaseModel):
+    code: str
+
+
+def pick_airport(destination: str) -> Airport | Elicit[Airport]:
+    return Elicit(f"Which airport in {destination}?", response_type=Airport)
+
+
+@app.tool
+def book_typed_airport(destination: str, airport: Annotated[Airport, Elicit(pick_airport)]) -> str:
+    return f"{destination}/{airport.code}"
+
+
+def house_prefix() -> str:
+    return "[ACME]"
+
+
+def styled_seat(prefix: str = Depends(house_prefix)) -> Elicit[str]:
+    return Elicit(f"{prefix} Window or aisle?", response_type=str)
+
+
+@app.tool
+def book_styled(seat: Annotated[str, Elicit(styled_seat)]) -> str:
+    return f"Seat: {seat}"
+
+
+async def airport_later(destination: str) -> Elicit[str]:
+    return Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+def terminal_now(destination: str) -> Elicit[str]:
+    return Elicit(f"Which terminal in {destination}?", response_type=str)
+
+
+@app.tool
+def book_async(
+    destination: str,
+    airport: Annotated[str, Elicit(airport_later)],
+    terminal: Annotated[str, Elicit(terminal_now)],
+) -> str:
+    return f"{destination}/{airport}/{terminal}"
+
+
+def city_of(destination: str) -> str:
+    # Needs a tool argument, which a resolver's own dependency cannot receive.
+    return destination
+
+
+def broken_question(place: str = Depends(city_of)) -> Elicit[str]:
+    return Elicit(f"Where in {place}?", response_type=str)
+
+
+@app.tool
+def book_broken_dependency(airport: Annotated[str, Elicit(broken_question)]) -> str:
+    return airport
+
+
+def nested_question() -> Elicit[str]:
+    return Elicit(which_airport, response_type=str)
+
+
+@app.tool
+def book_bad_resolver(airport: Annotated[str, Elicit(nested_question)]) -> str:
+    return airport
+
+
+def current_copy(ref: str) -> Elicit[str]:
+    return Elicit(_copy.get(ref, "Where would you like to fly?"), response_type=str)
+
+
+@app.tool
+def set_copy(ref: str, text: str) -> str:
+    _copy[ref] = text
+    return "ok"
+
+
+@app.tool
+def book_reworded(ref: str, destination: Annotated[str, Elicit(current_copy)]) -> str:
+    _runs[ref] += 1
+    return f"Booked a flight to {destination}"
+
+
+@app.tool
+def book_passengers(
+    name: Annotated[str, Elicit("Who is travelling?")],
+    seats: Annotated[int, Elicit("How many seats?")],
+    budget: Annotated[float, Elicit("What is your budget?")],
+    insurance: Annotated[bool, Elicit("Add travel insurance?")],
+) -> str:
+    return f"{name} x{seats} budget {budget:g} insured {str(insurance).lower()}"
+
+
+class Meal(enum.Enum):
+    VEGETARIAN = "vegetarian"
+    STANDARD = "standard"
+
+
+@dataclasses.dataclass
+class Traveller:
+    first: str
+    last: str
+
+
+@app.tool
+def book_preferences(
+    airport: Annotated[Airport, Elicit("Which airport?")],
+    cabin: Annotated[Literal["economy", "business"], Elicit("Which cabin?")],
+    meal: Annotated[Meal, Elicit("Which meal?")],
+    traveller: Annotated[Traveller, Elicit("Who is travelling?")],
+) -> str:
+    return f"{traveller.first} {traveller.last}: {airport.code}, {cabin}, {meal.value}"
+
+
+@app.tool
+def book_seats_count(seats: Annotated[int, Field(gt=0), Elicit("How many seats?")]) -> str:
+    return f"{seats} seats"
+
+
+@app.tool
+async def ask_imperatively(ctx: Context) -> str:
+    """Asks with ctx.elicit(): works on the handshake era only (ERA-2)."""
+    result = await ctx.elicit("Where would you like to fly?", response_type=str)
+    return f"Booked a flight to {result.data}" if result.action == "accept" else "Cancelled"
+
+
+@app.tool
+async def guard_by_hand(ctx: Context) -> str | mcp_types.InputRequiredResult:
+    """Returns its own InputRequiredResult: works on the modern era only (ERA-3)."""
+    replies = ctx.input_responses or {}
+    reply = replies.get("destination")
+    if isinstance(reply, mcp_types.ElicitResult) and reply.content:
+        return f"Booked a flight to {reply.content.get('value')}"
+    schema = {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}
+    return mcp_types.InputRequiredResult(
+        input_requests={
+            "destination": mcp_types.ElicitRequest(
+                params=mcp_types.ElicitRequestFormParams(
+                    message="Where would you like to fly?", requested_schema=schema
+                )
+            )
+        },
+        request_state="guard",
+    )
+
+
+def registration() -> dict[str, Any]:
+    """The REG adapter: see `conformance.registration` for the contract."""
+    from reference.registration_probes import PROBES
+
+    return PROBES

@@ -1,0 +1,167 @@
+"""Registration probes for the REG cases, written against the reference.
+
+Each probe registers one tool (or prompt) on a fresh server and returns the
+registered tool's input schema; the REG cases expect the wrong wirings to raise.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import mcp_types
+from fastmcp.dependencies import Depends
+from typing_extensions import TypeAliasType
+
+from reference import DeclarativeFastMCP, Elicit
+
+
+def _schema_of(fn: Callable[..., Any], **kwargs: Any) -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    tool = server.tool(fn, **kwargs)
+    return tool.parameters
+
+
+def unknown_name() -> dict[str, Any]:
+    def ask(nonexistent: str) -> Elicit[str]:
+        return Elicit(nonexistent, response_type=str)
+
+    def book(airport: Annotated[str, Elicit(ask)]) -> str:
+        return airport
+
+    return _schema_of(book)
+
+
+def cycle() -> dict[str, Any]:
+    def needs_b(b: str) -> Elicit[str]:
+        return Elicit(b, response_type=str)
+
+    def needs_a(a: str) -> Elicit[str]:
+        return Elicit(a, response_type=str)
+
+    def book(a: Annotated[str, Elicit(needs_b)], b: Annotated[str, Elicit(needs_a)]) -> str:
+        return a + b
+
+    return _schema_of(book)
+
+
+def two_channels() -> dict[str, Any]:
+    def book(
+        destination: Annotated[str, Elicit("Where to?")],
+    ) -> str | mcp_types.InputRequiredResult:
+        return destination
+
+    return _schema_of(book)
+
+
+def buried_in_union() -> dict[str, Any]:
+    def book(destination: Annotated[str, Elicit("Where to?")] | int) -> str:
+        return str(destination)
+
+    return _schema_of(book)
+
+
+def buried_in_list() -> dict[str, Any]:
+    def book(destinations: list[Annotated[str, Elicit("Where to?")]]) -> str:
+        return ",".join(destinations)
+
+    return _schema_of(book)
+
+
+def declared_type_contradicts() -> dict[str, Any]:
+    def ask(destination: str) -> int | Elicit[int]:
+        return Elicit("How many?", response_type=int)
+
+    def book(destination: str, airport: Annotated[str, Elicit(ask)]) -> str:
+        return airport
+
+    return _schema_of(book)
+
+
+def elicit_and_depends() -> dict[str, Any]:
+    def provider() -> str:
+        return "CDG"
+
+    def book(airport: Annotated[str, Elicit("Which airport?")] = Depends(provider)) -> str:
+        return airport
+
+    return _schema_of(book)
+
+
+def resolver_takes_context() -> dict[str, Any]:
+    from fastmcp import Context
+
+    def ask(ctx: Context) -> Elicit[str]:
+        return Elicit("Where?", response_type=str)
+
+    def book(ctx: Context, destination: Annotated[str, Elicit(ask)]) -> str:
+        return destination
+
+    return _schema_of(book)
+
+
+def response_type_does_not_fit() -> dict[str, Any]:
+    def book(seats: Annotated[int, Elicit("How many seats?", response_type=str)]) -> str:
+        return str(seats)
+
+    return _schema_of(book)
+
+
+def optional_outside() -> dict[str, Any]:
+    def book(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
+        return seat or "none"
+
+    return _schema_of(book)
+
+
+def optional_inside() -> dict[str, Any]:
+    def book(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+        return seat or "none"
+
+    return _schema_of(book)
+
+
+Seat = TypeAliasType("Seat", Annotated[str | None, Elicit("Window or aisle?")])
+
+
+def type_alias() -> dict[str, Any]:
+    def book(seat: Seat = None) -> str:
+        return seat or "none"
+
+    return _schema_of(book)
+
+
+def partial_tool() -> dict[str, Any]:
+    def book(cabin: str, seat: Annotated[str, Elicit("Window or aisle?")]) -> str:
+        return f"{cabin}/{seat}"
+
+    return _schema_of(functools.partial(book, cabin="economy"), name="book")
+
+
+def on_prompt() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+
+    @server.prompt
+    def greet(name: Annotated[str, Elicit("What is your name?")]) -> str:
+        return f"Hello {name}"
+
+    return {}
+
+
+PROBES: dict[str, Callable[[], dict[str, Any]]] = {
+    "REG-1": unknown_name,
+    "REG-2": cycle,
+    "REG-3": two_channels,
+    "REG-4/union": buried_in_union,
+    "REG-4/list": buried_in_list,
+    "REG-5": declared_type_contradicts,
+    "REG-6": elicit_and_depends,
+    "REG-7": resolver_takes_context,
+    "REG-8": response_type_does_not_fit,
+    "REG-9/optional-inside": optional_inside,
+    "REG-9/optional-outside": optional_outside,
+    "REG-9/type-alias": type_alias,
+    "REG-9/partial": partial_tool,
+    "ERA-6": on_prompt,
+}
