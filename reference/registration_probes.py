@@ -14,13 +14,14 @@ import mcp_types
 from fastmcp.dependencies import Depends
 from typing_extensions import TypeAliasType
 
-from reference import DeclarativeFastMCP, Elicit
+from fastmcp.tools.function_tool import FunctionTool
+
+from reference import DeclarativeFastMCP, Elicit, declared
 
 
 def _schema_of(fn: Callable[..., Any], **kwargs: Any) -> dict[str, Any]:
-    server = DeclarativeFastMCP("probe")
-    tool = server.tool(fn, **kwargs)
-    return tool.parameters
+    """Register `fn` as `DeclarativeFastMCP.tool` would; return its input schema."""
+    return FunctionTool.from_function(declared(fn), **kwargs).parameters
 
 
 def unknown_name() -> dict[str, Any]:

@@ -1,0 +1,587 @@
+"""The reference engine, driven through the real fastmcp Client on both eras.
+
+Each test names the brief case it pins. These are the reference's own tests;
+the conformance cases in `conformance/cases` hold any server to the same brief
+over the wire.
+"""
+
+
+import threading
+from typing import Annotated, Any, Literal
+
+import mcp_types
+import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware.middleware import Middleware
+from fastmcp.tools.base import InputRequiredToolResult
+
+from reference import DeclarativeFastMCP, Elicit, RegistrationError
+from reference.questions import read_questions
+from reference.registration_probes import PROBES
+from reference.rounds import STATE_VERSION, Ask, Complete, ElicitationFailed, Leg, State
+
+MODES = ["auto", "legacy"]
+
+
+class RecordRounds(Middleware):
+    """The keys asked on each modern leg of a call."""
+
+    def __init__(self) -> None:
+        self.rounds: list[list[str]] = []
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        result = await call_next(context)
+        if isinstance(result, InputRequiredToolResult):
+            self.rounds.append(list(result.input_required.input_requests))
+        return result
+
+
+def answering(answers: dict[str, Any], asked: list[str] | None = None) -> Any:
+    """A client handler answering each question by a substring of its message."""
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        if asked is not None:
+            asked.append(message)
+        for marker, value in answers.items():
+            if marker in message:
+                if isinstance(value, str) and value in ("decline", "cancel"):
+                    return ElicitResult(action=value)
+                return ElicitResult(action="accept", content=response_type(value=value))
+        raise AssertionError(f"unexpected question: {message}")
+
+    return handler
+
+
+def server() -> tuple[DeclarativeFastMCP, RecordRounds]:
+    mcp = DeclarativeFastMCP("t")
+    recorder = RecordRounds()
+    mcp.add_middleware(recorder)
+    return mcp, recorder
+
+
+async def call(mcp: Any, mode: str, tool: str, args: dict[str, Any], handler: Any) -> Any:
+    async with Client(mcp, mode=mode, elicitation_handler=handler) as client:
+        return await client.call_tool(tool, args)
+
+
+def which_airport(destination: str) -> Elicit[str]:
+    return Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+# SCH ---------------------------------------------------------------------------
+
+
+async def test_sch_1_elicited_parameter_leaves_the_schema() -> None:
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(seats: int, destination: Annotated[str, Elicit("Where to?")]) -> str:
+        return destination
+
+    tool = await mcp.get_tool("book")
+    assert list(tool.parameters["properties"]) == ["seats"]
+    assert tool.parameters["required"] == ["seats"]
+
+
+async def test_sch_2_optional_elicited_parameter_leaves_the_schema() -> None:
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+        return seat or "none"
+
+    tool = await mcp.get_tool("book")
+    assert tool.parameters.get("properties", {}) == {}
+
+
+# BAT / ORD -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_bat_1_bat_2_single_question_runs_body_once(mode: str) -> None:
+    mcp, recorder = server()
+    runs: list[str] = []
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where would you like to fly?")]) -> str:
+        runs.append(destination)
+        return f"Booked {destination}"
+
+    result = await call(mcp, mode, "book", {}, answering({"Where": "Paris"}))
+    assert result.data == "Booked Paris"
+    assert runs == ["Paris"]
+    assert recorder.rounds == ([["destination"]] if mode == "auto" else [])
+
+
+async def test_bat_3_bat_4_independent_questions_share_a_round_in_signature_order() -> None:
+    mcp, recorder = server()
+
+    @mcp.tool
+    def book(
+        destination: Annotated[str, Elicit("Where?")],
+        date: Annotated[str, Elicit("When?")],
+        seat: Annotated[str, Elicit("Window or aisle?")],
+    ) -> str:
+        return f"{destination}/{date}/{seat}"
+
+    handler = answering({"Where": "Paris", "When": "2026-08-01", "Window": "window"})
+    result = await call(mcp, "auto", "book", {}, handler)
+    assert result.data == "Paris/2026-08-01/window"
+    assert recorder.rounds == [["destination", "date", "seat"]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_ord_1_ord_2_ord_7_dependent_question_waits_and_quotes(mode: str) -> None:
+    mcp, recorder = server()
+    asked: list[str] = []
+
+    @mcp.tool
+    def book(
+        airport: Annotated[str, Elicit(which_airport)],
+        destination: Annotated[str, Elicit("Where to?")],
+    ) -> str:
+        return f"{destination}/{airport}"
+
+    handler = answering({"Where": "Paris", "Which airport": "CDG"}, asked)
+    result = await call(mcp, mode, "book", {}, handler)
+    assert result.data == "Paris/CDG"
+    assert asked == ["Where to?", "Which airport in Paris?"]
+    if mode == "auto":
+        assert recorder.rounds == [["destination"], ["airport"]]
+
+
+async def test_ord_3_question_from_a_tool_argument_goes_first() -> None:
+    mcp, recorder = server()
+    asked: list[str] = []
+
+    @mcp.tool
+    def book(destination: str, airport: Annotated[str, Elicit(which_airport)]) -> str:
+        return f"{destination}/{airport}"
+
+    result = await call(
+        mcp, "auto", "book", {"destination": "Paris"}, answering({"Which": "ORY"}, asked)
+    )
+    assert (result.data, asked, recorder.rounds) == ("Paris/ORY", ["Which airport in Paris?"], [["airport"]])
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_ord_4_confirmation_waits_for_what_it_quotes(mode: str) -> None:
+    mcp, recorder = server()
+    asked: list[str] = []
+
+    def confirm(destination: str, date: str) -> Elicit[bool]:
+        return Elicit(f"Book a flight to {destination} on {date}?", response_type=bool)
+
+    @mcp.tool
+    def book(
+        destination: Annotated[str, Elicit("Where?")],
+        date: Annotated[str, Elicit("When?")],
+        proceed: Annotated[bool, Elicit(confirm)],
+    ) -> str:
+        return f"Booked {destination}" if proceed else "Cancelled"
+
+    handler = answering({"Where": "Paris", "When": "2026-08-01", "Book": True}, asked)
+    result = await call(mcp, mode, "book", {}, handler)
+    assert result.data == "Booked Paris"
+    assert asked[-1] == "Book a flight to Paris on 2026-08-01?"
+    if mode == "auto":
+        assert recorder.rounds == [["destination", "date"], ["proceed"]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_ord_5_ord_6_chain_asks_each_question_once(mode: str) -> None:
+    mcp, recorder = server()
+
+    def second(a: str) -> Elicit[str]:
+        return Elicit(f"second, given {a}?", response_type=str)
+
+    def third(b: str) -> Elicit[str]:
+        return Elicit(f"third, given {b}?", response_type=str)
+
+    @mcp.tool
+    def chain(
+        a: Annotated[str, Elicit("first?")],
+        b: Annotated[str, Elicit(second)],
+        c: Annotated[str, Elicit(third)],
+    ) -> str:
+        return f"{a}{b}{c}"
+
+    asked: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(message)
+        return ElicitResult(action="accept", content=response_type(value=str(len(asked))))
+
+    result = await call(mcp, mode, "chain", {}, handler)
+    assert result.data == "123"
+    assert asked == ["first?", "second, given 1?", "third, given 2?"]
+    if mode == "auto":
+        assert recorder.rounds == [["a"], ["b"], ["c"]]  # rounds == depth of the graph
+
+
+# OPT -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_opt_1_opt_2_default_survives_a_refusal(mode: str, action: str) -> None:
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+        return seat or "no preference"
+
+    result = await call(mcp, mode, "book", {}, answering({"Window": action}))
+    assert result.data == "no preference"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_opt_3_opt_4_required_refusal_fails_naming_the_parameter(mode: str, action: str) -> None:
+    mcp, _ = server()
+    runs: list[str] = []
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
+        runs.append(destination)
+        return destination
+
+    with pytest.raises(ToolError, match=f"without 'destination'.*{action}d"):
+        await call(mcp, mode, "book", {}, answering({"Where": action}))
+    assert runs == []
+
+
+# RES -----------------------------------------------------------------------------
+
+
+def airport_unless_obvious(destination: str) -> str | Elicit[str]:
+    return "LHR" if destination == "London" else Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_1_res_2_resolver_asks_only_when_it_must(mode: str) -> None:
+    mcp, recorder = server()
+
+    @mcp.tool
+    def book(destination: str, airport: Annotated[str, Elicit(airport_unless_obvious)]) -> str:
+        return f"{destination}/{airport}"
+
+    known = await call(mcp, mode, "book", {"destination": "London"}, answering({}))
+    assert (known.data, recorder.rounds) == ("London/LHR", [])
+    asked = await call(mcp, mode, "book", {"destination": "Paris"}, answering({"Which": "CDG"}))
+    assert asked.data == "Paris/CDG"
+
+
+async def test_res_3_resolver_value_on_a_later_round_beats_the_echoed_answer() -> None:
+    mcp, _ = server()
+    known: list[str] = []
+
+    def airport(destination: str) -> str | Elicit[str]:
+        return known[0] if known else Elicit(f"Which airport in {destination}?", response_type=str)
+
+    @mcp.tool
+    def book(
+        destination: str,
+        date: Annotated[str, Elicit("When?")],
+        airport: Annotated[str, Elicit(airport)],
+    ) -> str:
+        return f"{destination}/{airport}/{date}"
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        if "Which airport" in message:
+            known.append("LHR")
+            return ElicitResult(action="accept", content=response_type(value="CDG"))
+        return ElicitResult(action="accept", content=response_type(value="2026-08-01"))
+
+    result = await call(mcp, "auto", "book", {"destination": "Paris"}, handler)
+    assert result.data == "Paris/LHR/2026-08-01"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_4_explicit_response_type_sets_the_schema(mode: str) -> None:
+    from reference.app import Airport, pick_airport
+
+    mcp, _ = server()
+    schemas: list[dict[str, Any]] = []
+
+    @mcp.tool
+    def book(destination: str, airport: Annotated[Airport, Elicit(pick_airport)]) -> str:
+        return airport.code
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        schemas.append(params.requested_schema)
+        return ElicitResult(action="accept", content=response_type(code="CDG"))
+
+    result = await call(mcp, mode, "book", {"destination": "Paris"}, handler)
+    assert result.data == "CDG"
+    assert list(schemas[0]["properties"]) == ["code"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_5_resolver_resolves_its_own_depends(mode: str) -> None:
+    from reference.app import styled_seat
+
+    mcp, _ = server()
+    asked: list[str] = []
+
+    @mcp.tool
+    def seat(choice: Annotated[str, Elicit(styled_seat)]) -> str:
+        return choice
+
+    result = await call(mcp, mode, "seat", {}, answering({"Window": "aisle"}, asked))
+    assert (result.data, asked) == ("aisle", ["[ACME] Window or aisle?"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_6_async_resolvers_work_and_sync_ones_leave_the_event_loop(mode: str) -> None:
+    mcp, _ = server()
+    threads: list[str] = []
+
+    async def later(destination: str) -> Elicit[str]:
+        return Elicit(f"Which airport in {destination}?", response_type=str)
+
+    def now(destination: str) -> Elicit[str]:
+        threads.append(threading.current_thread().name)
+        return Elicit(f"Which terminal in {destination}?", response_type=str)
+
+    @mcp.tool
+    def book(
+        destination: str,
+        airport: Annotated[str, Elicit(later)],
+        terminal: Annotated[str, Elicit(now)],
+    ) -> str:
+        return f"{airport}/{terminal}"
+
+    handler = answering({"airport": "CDG", "terminal": "2E"})
+    result = await call(mcp, mode, "book", {"destination": "Paris"}, handler)
+    assert result.data == "CDG/2E"
+    assert threads and threading.main_thread().name not in threads
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_7_unbuildable_resolver_dependency_is_named(mode: str) -> None:
+    from reference.app import broken_question
+
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(airport: Annotated[str, Elicit(broken_question)]) -> str:
+        return airport
+
+    with pytest.raises(ToolError, match="resolver for 'airport'.*'place'"):
+        await call(mcp, mode, "book", {}, answering({}))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_res_8_elicit_wrapping_a_callable_fails_clearly(mode: str) -> None:
+    from reference.app import nested_question
+
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(airport: Annotated[str, Elicit(nested_question)]) -> str:
+        return airport
+
+    with pytest.raises(ToolError, match="wrapping a callable"):
+        await call(mcp, mode, "book", {}, answering({}))
+
+
+# DIG: the engine itself, with no transport ------------------------------------------
+
+
+def questions_of(message: str) -> Any:
+    def book(seat: Annotated[str, Elicit(message)]) -> str:
+        return seat
+
+    return read_questions(book)
+
+
+def run_leg(questions: Any, state: State, replies: dict[str, Any]) -> Ask | Complete:
+    leg = Leg(questions, {}, state, replies)
+    assert list(leg.resolvers_to_run()) == []  # fixed text: nothing for the caller to run
+    return leg.outcome()
+
+
+def accept(value: Any) -> mcp_types.ElicitResult:
+    return mcp_types.ElicitResult(action="accept", content={"value": value})
+
+
+def test_dig_1_dig_2_answers_are_pinned_to_the_wording_shown() -> None:
+    first = run_leg(questions_of("Window or aisle?"), State(), {})
+    assert isinstance(first, Ask)
+    reply = {"seat": accept("window")}
+    same = run_leg(questions_of("Window or aisle?"), first.state, reply)
+    assert same == Complete({"seat": "window"})
+    reworded = run_leg(questions_of("Which seat would you prefer?"), first.state, reply)
+    assert isinstance(reworded, Ask)
+    assert reworded.requests["seat"].params.message == "Which seat would you prefer?"
+
+
+@pytest.mark.parametrize(
+    "carried",
+    ["", "not json", "[]", '{"v": 999, "answers": {}, "asked": {}}', '{"v": 1, "answers": 3}'],
+)
+def test_dig_3_unreadable_state_is_no_progress(carried: str) -> None:
+    outcome = run_leg(questions_of("Window or aisle?"), State.decode(carried), {"seat": accept("x")})
+    assert isinstance(outcome, Ask)
+
+
+def test_dig_3_state_round_trips_at_this_version() -> None:
+    first = run_leg(questions_of("Window or aisle?"), State(), {})
+    assert isinstance(first, Ask)
+    assert State.decode(first.state.encode()) == first.state
+    assert f'"v":{STATE_VERSION}' in first.state.encode()
+
+
+def test_dig_4_reply_under_a_key_not_asked_is_not_credited() -> None:
+    def book(a: Annotated[str, Elicit("A?")], b: Annotated[str, Elicit("B?")]) -> str:
+        return a + b
+
+    questions = read_questions(book)
+    first = run_leg(questions, State(), {})
+    assert isinstance(first, Ask)
+    only_a = State(answers={}, asked={"a": first.state.asked["a"]})
+    outcome = run_leg(questions, only_a, {"a": accept("1"), "b": accept("2")})
+    assert isinstance(outcome, Ask) and list(outcome.requests) == ["b"]
+
+
+# TYP -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_typ_3_field_constraints_reach_the_schema(mode: str) -> None:
+    from pydantic import Field
+
+    mcp, _ = server()
+    schemas: list[dict[str, Any]] = []
+
+    @mcp.tool
+    def book(seats: Annotated[int, Field(gt=0), Elicit("How many seats?")]) -> str:
+        return f"{seats} seats"
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        schemas.append(params.requested_schema)
+        return mcp_types.ElicitResult(action="accept", content={"value": 2})
+
+    assert (await call(mcp, mode, "book", {}, handler)).data == "2 seats"
+    assert schemas[0]["properties"]["value"]["exclusiveMinimum"] == 0
+
+
+def test_typ_3_typ_4_typ_5_answers_are_checked_by_the_server_too() -> None:
+    """A client need not validate; the engine enforces the schema itself."""
+    from pydantic import Field
+
+    def book(seats: Annotated[int, Field(gt=0), Elicit("How many seats?")]) -> str:
+        return str(seats)
+
+    questions = read_questions(book)
+    first = run_leg(questions, State(), {})
+    assert isinstance(first, Ask)
+    for reply, error in [
+        (accept(-1), "'seats' does not match"),
+        (accept("many"), "'seats' does not match"),
+        (mcp_types.ElicitResult(action="accept"), "'seats' was accepted but carries no content"),
+    ]:
+        with pytest.raises(ElicitationFailed, match=error):
+            run_leg(questions, first.state, {"seats": reply})
+    assert run_leg(questions, first.state, {"seats": accept(3)}) == Complete({"seats": 3})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_typ_1_typ_2_natural_schemas(mode: str) -> None:
+    from reference.app import app
+
+    seen: dict[str, dict[str, Any]] = {}
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        seen[message] = params.requested_schema
+        return ElicitResult(action="decline")
+
+    with pytest.raises(ToolError):
+        await call(app, mode, "book_preferences", {}, handler)
+    with pytest.raises(ToolError):
+        await call(app, mode, "book_passengers", {}, handler)
+    assert seen["Which cabin?"]["properties"]["value"]["enum"] == ["economy", "business"]
+    assert set(seen["Who is travelling?"]["properties"]) in ({"first", "last"}, {"value"})
+    assert seen["How many seats?"]["properties"]["value"]["type"] == "integer"
+
+
+# ERA -----------------------------------------------------------------------------
+
+
+async def test_era_5_handshake_client_without_elicitation_gets_a_clear_error() -> None:
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
+        return destination
+
+    async with Client(mcp, mode="legacy") as client:
+        with pytest.raises(ToolError, match="elicitation capability"):
+            await client.call_tool("book", {})
+
+
+async def test_era_3_body_returning_its_own_ask_beside_declared_questions_fails() -> None:
+    mcp, _ = server()
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where?")]):  # no annotation: runtime check
+        return mcp_types.InputRequiredResult(input_requests={}, request_state="x")
+
+    with pytest.raises(ToolError, match="one channel"):
+        await call(mcp, "auto", "book", {}, answering({"Where": "Paris"}))
+
+
+# SEC -----------------------------------------------------------------------------
+
+
+async def test_sec_1_tampered_state_never_runs_the_body() -> None:
+    from fastmcp.client.transports.memory import FastMCPTransport
+
+    mcp, _ = server()
+    runs: list[str] = []
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
+        runs.append(destination)
+        return destination
+
+    async with FastMCPTransport(mcp).connect_session() as session:
+        await session.discover()
+        ask = await session.call_tool("book", {}, allow_input_required=True)
+        token = ask.request_state
+        for forged in (token[:-4] + "AAAA", token[: len(token) // 2], "v1.", token + "x"):
+            with pytest.raises(Exception, match="Invalid or expired requestState"):
+                await session.call_tool(
+                    "book",
+                    {},
+                    allow_input_required=True,
+                    input_responses={"destination": accept("Paris")},
+                    request_state=forged,
+                )
+    assert runs == []
+
+
+# REG -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", [c for c in PROBES if not c.startswith("REG-9")])
+def test_reg_1_to_reg_8_era_6_wrong_wiring_fails_at_registration(case: str) -> None:
+    with pytest.raises(RegistrationError):
+        PROBES[case]()
+
+
+@pytest.mark.parametrize("case", [c for c in PROBES if c.startswith("REG-9")])
+def test_reg_9_equivalent_spellings_hide_the_parameter(case: str) -> None:
+    assert "seat" not in PROBES[case]().get("properties", {})
+
+
+def test_reg_4_optional_spelling_is_not_mistaken_for_a_buried_marker() -> None:
+    Spelling = Literal["x"]  # noqa: F841 - keeps typing imports honest
+
+    def book(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
+        return seat or ""
+
+    assert [q.name for q in read_questions(book)] == ["seat"]
