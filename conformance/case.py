@@ -1,0 +1,84 @@
+"""One conformance case: run catalog scenarios on one era, check, snapshot.
+
+A `Case` collects every message of the case into one transcript, so its
+snapshot is the whole conversation a reviewer needs to read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from conformance.driver import Run, Script, catalog, drive, in_process_answerer
+from conformance.normalize import normalize, render
+from conformance.snapshot import TranscriptSnapshot
+from conformance.target import Target
+from conformance.wire import MODERN, Peer, Transcript, connect
+
+
+class Case:
+    def __init__(self, target: Target, run_id: str) -> None:
+        self.target = target
+        self.run_id = run_id
+        self.transcript = Transcript()
+
+    def scenario(self, case_id: str) -> dict[str, Any]:
+        raw = json.dumps(catalog()["scenarios"][case_id]).replace("{run}", self.run_id)
+        return json.loads(raw)
+
+    @contextlib.asynccontextmanager
+    async def peer(
+        self, era: str, script: Script | None = None, run: Run | None = None, *, elicitation: bool = True
+    ) -> AsyncIterator[Peer]:
+        """A recorded connection; on the handshake era `script` answers the asks."""
+        answer = None
+        if elicitation:
+            answer = in_process_answerer(script or Script("body_runs", {}, {}), run or Run())
+        async with connect(self.target.server, era, self.transcript, answer) as peer:
+            yield peer
+
+    async def run(
+        self,
+        case_id: str,
+        era: str,
+        *,
+        answers: dict[str, Any] | None = None,
+        between_rounds: Callable[[int, Run, Peer], Awaitable[None]] | None = None,
+        tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> Run:
+        """Drive the catalog scenario `case_id` on `era`."""
+        scenario = self.scenario(case_id)
+        script = Script(scenario["tool"], scenario["arguments"], answers or scenario["answers"])
+        run = Run()
+        async with self.peer(era, script, run) as peer:
+            hook = None
+            if between_rounds is not None:
+
+                async def hook(number: int, current: Run) -> None:
+                    await between_rounds(number, current, peer)
+
+            driven = await drive(
+                peer, scenario["tool"], scenario["arguments"], script,
+                between_rounds=hook, tamper=tamper,
+            )
+        if era != MODERN:
+            driven.rounds = run.rounds
+        return driven
+
+    async def body_runs(self, ref: str) -> int:
+        async with self.peer(MODERN) as peer:
+            result = await peer.call_tool("body_runs", {"ref": ref})
+        structured = result.get("structuredContent") or {}
+        if "result" in structured:
+            return int(structured["result"])
+        return int(result["content"][0]["text"])
+
+    def rendered(self) -> str:
+        return render(normalize(self.transcript, {self.run_id: "<run>"}))
+
+    def assert_snapshot(self, snapshot: Any) -> None:
+        """Golden transcripts are the reference's; other targets' differ by design."""
+        if self.target.is_reference:
+            assert self.rendered() == snapshot.use_extension(TranscriptSnapshot)

@@ -1,0 +1,42 @@
+"""The normative checks a scripted scenario's run must pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.driver import Run, catalog
+from conformance.wire import MODERN
+
+
+def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:
+    """Modern: exactly the expected rounds, each in signature order (BAT-3, BAT-4,
+    ORD-1). Handshake: each question once, none before what it quotes (ORD-7)."""
+    expected: list[list[str]] = scenario["expect"]["rounds"]
+    asked = run.asked_params
+    if era == MODERN:
+        assert asked == expected, (
+            f"rounds differ: expected {expected}, the server asked {asked} "
+            f"(messages: {[[a.message for a in r] for r in run.rounds]})"
+        )
+        return
+    flat = [param for round_ in asked for param in round_]
+    wanted = [param for round_ in expected for param in round_]
+    assert sorted(flat, key=str) == sorted(wanted), (
+        f"questions differ: expected each of {wanted} once, the server asked {flat}"
+    )
+    questions = catalog()["tools"][scenario["tool"]]["questions"]
+    for index, param in enumerate(flat):
+        for need in questions[param].get("needs", []):
+            if need in questions:
+                assert need in flat[:index], f"{param!r} was asked before {need!r}, which it quotes"
+
+
+def check_outcome(run: Run, scenario: dict[str, Any]) -> None:
+    expect = scenario["expect"]
+    if "result" in expect:
+        assert not run.failed, f"the call failed: {run.text}"
+        assert run.text == expect["result"], f"result {run.text!r}, expected {expect['result']!r}"
+        return
+    assert run.failed, f"the call should have failed, but returned {run.text!r}"
+    for name in expect["error"]:
+        assert name in run.text, f"the error should name {name!r}: {run.text!r}"

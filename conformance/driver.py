@@ -1,0 +1,173 @@
+"""Driving one tool call round by round, answering from a scenario's script.
+
+The driver never trusts keys: a request is matched to the catalog's question by
+its message, rendered from the tool's arguments and the answers given so far.
+That keeps key naming implementation-defined, as it is (the MCP SDK keys by
+resolver name, the reference by parameter name).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import mcp_types
+
+from conformance.wire import MODERN, Peer, RpcError
+
+#: A modern call that has not finished after this many rounds never will.
+MAX_ROUNDS = 8
+
+
+def catalog() -> dict[str, Any]:
+    return json.loads(resources.files("fixtures").joinpath("scenarios.json").read_text())
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One request as the client saw it."""
+
+    key: str
+    #: The catalog parameter whose message this is; None if no question matches.
+    param: str | None
+    message: str
+    schema: dict[str, Any]
+
+
+@dataclass
+class Run:
+    """What happened over one driven call."""
+
+    rounds: list[list[Asked]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    states: list[str] = field(default_factory=list)
+
+    @property
+    def asked_params(self) -> list[list[str | None]]:
+        return [[a.param for a in r] for r in self.rounds]
+
+    @property
+    def text(self) -> str:
+        """The text content of a result, or the message of an error of either kind."""
+        if self.error is not None:
+            return f"{self.error.get('message', '')} {json.dumps(self.error.get('data'))}"
+        blocks = (self.result or {}).get("content") or []
+        return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+
+    @property
+    def failed(self) -> bool:
+        """A JSON-RPC error or a tool error result: either fails the call."""
+        return self.error is not None or bool((self.result or {}).get("isError"))
+
+
+Reply = Callable[[Asked], mcp_types.ElicitResult | dict[str, Any]]
+
+
+class Script:
+    """The user's side of one scenario: a reply per catalog parameter."""
+
+    def __init__(self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Any]) -> None:
+        self.questions: dict[str, Any] = catalog()["tools"][tool]["questions"]
+        self.known: dict[str, Any] = dict(arguments)
+        self.answers = dict(answers)
+
+    def identify(self, message: str) -> str | None:
+        for param, question in self.questions.items():
+            try:
+                rendered = question["message"].format(**self.known)
+            except (KeyError, IndexError):
+                continue
+            if rendered == message:
+                return param
+        return None
+
+    def reply(self, asked: Asked) -> dict[str, Any]:
+        """The raw ElicitResult for one request; unknown questions are cancelled."""
+        spec = self.answers.get(asked.param or "", {"cancel": True})
+        if "accept" in spec:
+            self.known[asked.param or ""] = spec["accept"]
+            return {"action": "accept", "content": {"value": spec["accept"]}}
+        if "content" in spec:
+            content = spec["content"]
+            if asked.param and isinstance(content, dict):
+                self.known[asked.param] = content.get("value", content)
+            return {"action": "accept"} if content is None else {"action": "accept", "content": content}
+        return {"action": "decline" if "decline" in spec else "cancel"}
+
+
+def read_requests(result: Mapping[str, Any], script: Script) -> list[Asked]:
+    asked = []
+    for key, request in (result.get("inputRequests") or {}).items():
+        params = request.get("params") or {}
+        message = params.get("message", "")
+        asked.append(Asked(key, script.identify(message), message, params.get("requestedSchema") or {}))
+    return asked
+
+
+async def drive(
+    peer: Peer,
+    tool: str,
+    arguments: dict[str, Any],
+    script: Script,
+    *,
+    between_rounds: Callable[[int, Run], Awaitable[None]] | None = None,
+    tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> Run:
+    """Call `tool` until it completes, answering every ask from `script`.
+
+    `between_rounds` runs after each modern ask is answered, before the retry
+    (RES-3, DIG-1 change the server's world there); `tamper` may rewrite the
+    retry's params (SEC cases).
+    """
+    run = Run()
+    if peer.era != MODERN:
+        return await _drive_in_process(peer, tool, arguments, script, run)
+    params: dict[str, Any] = {}
+    for number in range(MAX_ROUNDS + 1):
+        try:
+            result = await peer.call_tool(tool, arguments, **params)
+        except RpcError as error:
+            run.error = error.error
+            return run
+        if result.get("resultType") != "input_required":
+            run.result = result
+            return run
+        asked = read_requests(result, script)
+        run.rounds.append(asked)
+        run.states.append(result.get("requestState", ""))
+        params = {
+            "inputResponses": {a.key: script.reply(a) for a in asked},
+            "requestState": result.get("requestState"),
+        }
+        if between_rounds is not None:
+            await between_rounds(number, run)
+        if tamper is not None:
+            params = tamper(params)
+    run.error = {"message": f"the call did not complete within {MAX_ROUNDS} rounds"}
+    return run
+
+
+async def _drive_in_process(
+    peer: Peer, tool: str, arguments: dict[str, Any], script: Script, run: Run
+) -> Run:
+    try:
+        run.result = await peer.call_tool(tool, arguments)
+    except RpcError as error:
+        run.error = error.error
+    return run
+
+
+def in_process_answerer(script: Script, run: Run) -> Callable[[Any], Awaitable[Any]]:
+    """The handshake-era callback: each `elicitation/create` is a round of one."""
+
+    async def answer(params: mcp_types.ElicitRequestParams) -> Any:
+        schema = getattr(params, "requested_schema", None) or {}
+        asked = Asked("", script.identify(params.message), params.message, dict(schema))
+        run.rounds.append([asked])
+        return mcp_types.ElicitResult.model_validate(script.reply(asked))
+
+    return answer

@@ -1,0 +1,157 @@
+"""Talking to a target at the JSON-RPC level, with every message recorded.
+
+The suite must see the wire as a client would, so nothing here parses results
+or answers questions behind its back: `Peer.request` returns the raw result
+dict (or the raw JSON-RPC error), and on the handshake era each
+`elicitation/create` goes to the scripted callback the driver passes in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types
+from fastmcp.client.transports.base import TransportOptions
+from fastmcp.client.transports.memory import FastMCPTransport
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
+
+MODERN = "2026-07-28"
+HANDSHAKE = "2025-11-25"
+ERAS = (MODERN, HANDSHAKE)
+
+
+@dataclass
+class Transcript:
+    """Every JSON-RPC message of one case, both ways, in order."""
+
+    messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def record(self, direction: str, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if message is None:  # a transport-level exception travels the stream too
+            self.messages.append((direction, {"exception": repr(item)}))
+            return
+        self.messages.append(
+            (direction, message.model_dump(mode="json", by_alias=True, exclude_unset=True))
+        )
+
+
+class _Recorded:
+    """A stream end that copies each message into the transcript."""
+
+    def __init__(self, inner: Any, transcript: Transcript, direction: str) -> None:
+        self._inner = inner
+        self._transcript = transcript
+        self._direction = direction
+
+    async def send(self, item: Any) -> None:
+        self._transcript.record(self._direction, item)
+        await self._inner.send(item)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._transcript.record(self._direction, item)
+        return item
+
+    def __aiter__(self) -> _Recorded:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (Exception,) as error:
+            import anyio
+
+            if isinstance(error, (anyio.EndOfStream, anyio.ClosedResourceError)):
+                raise StopAsyncIteration from error
+            raise
+
+    async def __aenter__(self) -> _Recorded:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _recording_session(transcript: Transcript) -> Callable[..., ClientSession]:
+    def build(read_stream: Any, write_stream: Any, **kwargs: Any) -> ClientSession:
+        return ClientSession(
+            _Recorded(read_stream, transcript, "server->client"),
+            _Recorded(write_stream, transcript, "client->server"),
+            **kwargs,
+        )
+
+    return build
+
+
+@dataclass
+class RpcError(Exception):
+    """A JSON-RPC error response, kept raw."""
+
+    error: dict[str, Any]
+
+    def __str__(self) -> str:
+        return str(self.error.get("message"))
+
+
+class Peer:
+    """One connection to the target, negotiated at one era."""
+
+    def __init__(self, session: ClientSession, era: str) -> None:
+        self.session = session
+        self.era = era
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send one request; the raw result, or `RpcError` with the raw error."""
+        data: dict[str, Any] = {"method": method, "params": dict(params)}
+        options: dict[str, Any] = {}
+        # The session's stamp adds what the negotiated era puts on every request
+        # (protocol version, client info and capabilities in `_meta`, headers).
+        self.session._stamp(data, options)  # noqa: SLF001
+        try:
+            return await self.session._dispatcher.send_raw_request(  # noqa: SLF001
+                method, data["params"], options
+            )
+        except MCPError as error:
+            raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return await self.request("tools/call", {"name": name, "arguments": arguments, **extra})
+
+
+Answerer = Callable[[mcp_types.ElicitRequestParams], Any]
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    server: Any, era: str, transcript: Transcript, answer: Answerer | None
+) -> AsyncIterator[Peer]:
+    """Open an in-process connection at `era`.
+
+    `answer` receives each handshake-era `elicitation/create` and returns an
+    `ElicitResult`; with `None` the client declares no elicitation capability.
+    """
+    kwargs: dict[str, Any] = {
+        "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
+    }
+    if answer is not None:
+
+        async def on_elicit(context: Any, params: mcp_types.ElicitRequestParams) -> Any:
+            return await answer(params)
+
+        kwargs["elicitation_callback"] = on_elicit
+    options = TransportOptions(session_class=_recording_session(transcript))
+    transport = FastMCPTransport(server)
+    async with transport.connect_session(transport_options=options, **kwargs) as session:
+        if era == MODERN:
+            await session.discover()
+        else:
+            await session.initialize()
+        yield Peer(session, era)
