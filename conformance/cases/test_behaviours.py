@@ -1,0 +1,320 @@
+"""Cases that need more than a scripted reply: the client changes the world
+between rounds, edits what it sends, or reads the schema.
+
+Each test is named after the brief case it checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.case import Case
+from conformance.driver import Run, Script, drive
+from conformance.wire import ERAS, HANDSHAKE, MODERN, Peer, RpcError
+
+ELICITED = {
+    "book_destination": ["destination"],
+    "book_trip": ["destination", "date", "cabin"],
+    "book_airport": ["destination", "airport"],
+    "book_seat": ["seat"],
+    "book_seat_outside": ["seat"],
+    "book_seat_alias": ["seat"],
+    "book_seat_partial": ["seat"],
+    "book_from": ["airport"],
+}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
+    case: Case, snapshot: Any, era: str
+) -> None:
+    async with case.peer(era) as peer:
+        listed = await peer.request("tools/list", {})
+    schemas = {tool["name"]: tool.get("inputSchema", {}) for tool in listed["tools"]}
+    for tool, hidden in ELICITED.items():
+        assert tool in schemas, f"Not testable: the target has no tool {tool!r}"
+        properties = schemas[tool].get("properties", {})
+        required = schemas[tool].get("required", [])
+        for name in hidden:
+            assert name not in properties and name not in required, (
+                f"{tool}: elicited parameter {name!r} is in the input schema"
+            )
+    assert set(schemas["book_destination"].get("properties", {})) == {"ref"}
+    assert schemas["book_destination"].get("required") == ["ref"]
+    assert set(schemas["book_from"].get("properties", {})) == {"destination"}
+
+
+async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any) -> None:
+    scenario = case.scenario("BAT-3")
+    ref = scenario["arguments"]["ref"]
+    seen: list[int] = []
+
+    async def count(number: int, run: Run, peer: Peer) -> None:
+        seen.append(await case.body_runs(ref))
+
+    run = await case.run("BAT-3", MODERN, between_rounds=count)
+    assert not run.failed, run.text
+    assert seen == [0], "the body ran before every question was answered"
+    assert await case.body_runs(ref) == 1, "the body must run exactly once"
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
+    case: Case, snapshot: Any, era: str
+) -> None:
+    run = await case.run("ORD-1", era)
+    messages = [a.message for r in run.rounds for a in r]
+    assert messages == ["Where would you like to fly?", "Which airport in Paris?"]
+    assert run.text == "Paris/CDG", "the round-1 answer was lost in round 2"
+    case.assert_snapshot(snapshot)
+
+
+async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_credited(
+    case: Case, snapshot: Any
+) -> None:
+    """Round 2 re-sends round 1's key with another value and adds a key never
+    asked: neither may change what the call ends with."""
+
+    def meddle(params: dict[str, Any]) -> dict[str, Any]:
+        responses = dict(params["inputResponses"])
+        for key in ("destination", "airport"):
+            responses.setdefault(key, {"action": "accept", "content": {"value": "Rome"}})
+        return {**params, "inputResponses": responses}
+
+    run = await case.run("ORD-1", MODERN, tamper=meddle)
+    assert run.asked_params == [["destination"], ["airport"]], run.asked_params
+    assert run.text == "Paris/CDG"
+    case.assert_snapshot(snapshot)
+
+
+async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any) -> None:
+    traveller = f"ada-{case.run_id}"
+
+    async def learn(number: int, run: Run, peer: Peer) -> None:
+        await peer.call_tool("save_home_airport", {"traveller": traveller, "airport": "LHR"})
+
+    scenario_answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
+    async with case.peer(MODERN) as peer:
+        script = Script("book_profile", {"traveller": traveller}, scenario_answers)
+
+        async def hook(number: int, run: Run) -> None:
+            await learn(number, run, peer)
+
+        run = await drive(peer, "book_profile", {"traveller": traveller}, script, between_rounds=hook)
+    assert run.asked_params == [["date", "airport"]]
+    assert run.text == f"{traveller} from LHR on 2026-08-01", run.text
+    case.assert_snapshot(snapshot)
+
+
+async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any) -> None:
+    ref = f"{case.run_id}-dig-1"
+    reworded = "Where are you flying to?"
+
+    async with case.peer(MODERN) as peer:
+        same = await drive(
+            peer, "book_reworded", {"ref": f"{ref}-same"},
+            Script("book_reworded", {}, {"destination": {"accept": "Paris"}}),
+        )
+        assert same.text == "Booked a flight to Paris" and len(same.rounds) == 1  # DIG-2
+
+        script = Script("book_reworded", {}, {"destination": {"accept": "Paris"}})
+
+        async def reword(number: int, run: Run) -> None:
+            if number == 0:
+                # New copy is deployed while the user's reply is in flight.
+                await peer.call_tool("set_copy", {"ref": ref, "text": reworded})
+                script.questions = {"destination": {"message": reworded}}
+                script.answers = {"destination": {"accept": "Oslo"}}
+
+        run = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=reword)
+    assert [[a.message for a in r] for r in run.rounds] == [
+        ["Where would you like to fly?"], [reworded]
+    ], "the reply to the old wording was credited to the new question"
+    assert run.text == "Booked a flight to Oslo"
+    case.assert_snapshot(snapshot)
+
+
+async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any) -> None:
+    async with case.peer(MODERN) as peer:
+        first = await peer.call_tool("book_from", {"destination": "Paris"})
+        assert first.get("resultType") == "input_required"
+        (key,) = first["inputRequests"]
+        try:
+            retry = await peer.call_tool(
+                "book_from", {"destination": "Rome"},
+                inputResponses={key: {"action": "accept", "content": {"value": "CDG"}}},
+                requestState=first["requestState"],
+            )
+        except RpcError:
+            return case.assert_snapshot(snapshot)  # stale state rejected: conforming
+    assert retry.get("resultType") == "input_required", (
+        f"the answer for Paris was credited to Rome: {retry}"
+    )
+    messages = [r["params"]["message"] for r in retry["inputRequests"].values()]
+    assert messages == ["Which airport in Rome?"]
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_typ_1_typ_2_typ_3_answer_schemas(case: Case, snapshot: Any, era: str) -> None:
+    passengers = await case.run("TYP-1", era)
+    preferences = await case.run("TYP-2", era)
+    count = await case.run("TYP-3", era)
+    schemas = {a.message: a.schema for r in passengers.rounds + preferences.rounds + count.rounds for a in r}
+
+    for message, json_type in [("Who is travelling?", None), ("How many seats?", "integer"),
+                               ("What is your budget?", "number"), ("Add travel insurance?", "boolean")]:
+        schema = schemas[message]
+        if json_type is None:
+            continue
+        assert schema.get("type") == "object" and list(schema.get("properties", {})) == ["value"], schema
+        assert schema["properties"]["value"].get("type") == json_type, schema
+    assert list(schemas["Which airport?"]["properties"]) == ["code"]
+    assert schemas["Which cabin?"]["properties"]["value"].get("enum") == ["economy", "business"]
+    assert set(schemas["Which meal?"]["properties"]["value"].get("enum", [])) == {"vegetarian", "standard"}
+    seats = schemas["How many seats?"]["properties"]["value"]
+    assert seats.get("exclusiveMinimum") == 0 or seats.get("minimum") == 1, (
+        f"Field(gt=0) did not reach the schema: {seats}"
+    )
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
+    case: Case, snapshot: Any, era: str
+) -> None:
+    run = await case.run("ORD-4", era)
+    assert run.text == "Booked Paris on 2026-08-01"
+    case.assert_snapshot(snapshot)
+
+
+async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any) -> None:
+    async with case.peer(MODERN) as peer:
+        try:
+            result = await peer.call_tool("ask_imperatively", {})
+        except RpcError as error:
+            result = {"isError": True, "content": [{"text": str(error)}]}
+    text = " ".join(b.get("text", "") for b in result.get("content", []))
+    assert result.get("isError"), f"ctx.elicit() on a modern connection did not fail: {result}"
+    assert "2026-07-28" in text or "modern" in text.lower(), f"not an era error: {text!r}"
+    case.assert_snapshot(snapshot)
+
+
+async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any) -> None:
+    script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
+    run = Run()
+    async with case.peer(HANDSHAKE, script, run) as peer:
+        result = await peer.call_tool("ask_imperatively", {})
+    assert not result.get("isError"), result
+    assert result["content"][0]["text"] == "Booked a flight to Paris"
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
+    script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
+    async with case.peer(era, script) as peer:
+        run = await drive(peer, "guard_by_hand", {}, script)
+    if era == MODERN:
+        assert run.text == "Booked a flight to Paris", run.text
+    else:
+        assert run.failed, "an InputRequiredResult on a handshake connection must fail"
+        assert "2025-11-25" in run.text or "era" in run.text.lower() or "protocol" in run.text.lower(), run.text
+    case.assert_snapshot(snapshot)
+
+
+async def test_era_5_handshake_client_without_elicitation_gets_an_error_not_a_hang(
+    case: Case, snapshot: Any
+) -> None:
+    import anyio
+
+    ref = f"{case.run_id}-era-5"
+    with anyio.fail_after(10, shield=False):
+        async with case.peer(HANDSHAKE, elicitation=False) as peer:
+            try:
+                result = await peer.call_tool("book_destination", {"ref": ref})
+            except RpcError as error:
+                result = {"isError": True, "content": [{"text": str(error)}]}
+    assert result.get("isError"), f"the call should fail clearly: {result}"
+    assert await case.body_runs(ref) == 0
+    case.assert_snapshot(snapshot)
+
+
+def _forgeries(state: str) -> dict[str, str]:
+    flipped = state[:-3] + ("A" if state[-3] != "A" else "B") + state[-2:]
+    return {"flipped": flipped, "truncated": state[: len(state) // 2], "forged": "v1.AAAAAAAA", "empty": ""}
+
+
+@pytest.mark.parametrize("kind", ["flipped", "truncated", "forged", "empty"])
+async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
+    case: Case, snapshot: Any, kind: str
+) -> None:
+    def forge(params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "requestState": _forgeries(params["requestState"])[kind]}
+
+    scenario = case.scenario("BAT-1")
+    run = await case.run("BAT-1", MODERN, tamper=forge)
+    if kind == "empty":
+        # No state is "no progress": the question is asked again, never answered.
+        assert run.failed or len(run.rounds) > 1, run.text
+    else:
+        assert run.failed, f"a {kind} request_state was accepted: {run.text}"
+    assert await case.body_runs(scenario["arguments"]["ref"]) == 0
+    case.assert_snapshot(snapshot)
+
+
+async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
+    case: Case, snapshot: Any
+) -> None:
+    ref = f"{case.run_id}-sec-2"
+    async with case.peer(MODERN) as peer:
+        first = await peer.call_tool("book_destination", {"ref": ref})
+        (key,) = first["inputRequests"]
+        answer = {key: {"action": "accept", "content": {"value": "Paris"}}}
+        for tool, arguments in [("book_destination", {"ref": f"{ref}-other"}), ("book_trip", {"ref": ref})]:
+            try:
+                result = await peer.call_tool(
+                    tool, arguments, inputResponses=answer, requestState=first["requestState"]
+                )
+            except RpcError:
+                continue
+            assert result.get("resultType") == "input_required" or result.get("isError"), (
+                f"state from book_destination({ref}) completed {tool}({arguments}): {result}"
+            )
+    assert await case.body_runs(ref) == 0
+    assert await case.body_runs(f"{ref}-other") == 0
+    case.assert_snapshot(snapshot)
+
+
+MALFORMED = {
+    "wrong-kind": {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"},
+    "wrong-type": {"action": "accept", "content": {"value": ["Paris"]}},
+    "no-content": {"action": "accept"},
+    "unknown-action": {"action": "maybe", "content": {"value": "Paris"}},
+    "huge": {"action": "accept", "content": {"value": "x" * 200_000}},
+    "not-an-object": "Paris",
+}
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str) -> None:
+    scenario = case.scenario("BAT-1")
+    ref = scenario["arguments"]["ref"] + f"-{kind}"
+
+    def garble(params: dict[str, Any]) -> dict[str, Any]:
+        keys = list(params["inputResponses"]) or ["destination"]
+        return {**params, "inputResponses": {keys[0]: MALFORMED[kind]}}
+
+    async with case.peer(MODERN) as peer:
+        run = await drive(peer, "book_destination", {"ref": ref}, Script("book_destination", {}, {}), tamper=garble)
+    runs = await case.body_runs(ref)
+    if kind == "huge" and not run.failed:
+        assert runs == 1 and run.text == "Booked a flight to " + "x" * 200_000
+    else:
+        assert runs == 0, f"the body ran on a {kind} reply: {run.text[:200]}"
+        assert run.failed or run.rounds, "a malformed reply must fail clearly or be asked again"
+    if kind != "huge":
+        case.assert_snapshot(snapshot)

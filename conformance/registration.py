@@ -1,0 +1,30 @@
+"""The REG adapter contract: how a target shows its registration-time errors.
+
+Registration cannot be observed over the wire, so a target that wants the REG
+cases checked provides, beside its app, a zero-argument `registration()`
+returning a mapping from probe id to a zero-argument callable. Each callable
+registers one tool (written in the target's own framework, as the probe id's
+brief case describes) on a fresh server and returns that tool's input schema.
+
+- `REG-1`..`REG-8` (and `REG-4/union`, `REG-4/list`): the wiring is wrong, so
+  the callable must raise (TypeError or ValueError, with a message).
+- `REG-9/optional-inside`, `REG-9/optional-outside`, `REG-9/type-alias`,
+  `REG-9/partial`: the wiring is right; the callable returns a schema without
+  the elicited parameter `seat`.
+- `ERA-6`: a prompt with an `Elicit` parameter: it either registers (works) or
+  raises a TypeError/ValueError; any other exception is a leak.
+
+See `reference/registration_probes.py` for the reference's adapter.
+"""
+
+from __future__ import annotations
+
+MUST_RAISE = (
+    "REG-1", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
+    "REG-5", "REG-6", "REG-7", "REG-8",
+)
+MUST_REGISTER = (
+    "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
+)
+MAY_RAISE = ("ERA-6",)
+CLEAR_ERRORS = (TypeError, ValueError)
