@@ -53,6 +53,11 @@ def load_target(spec: str, source: str) -> Target:
             f"--server={spec!r} (from {source}): module {module_name!r} could not be "
             f"imported ({error}). Is it installed, or on PYTHONPATH?"
         ) from error
+    except Exception as error:  # noqa: BLE001 - the target's own import-time failure
+        raise TargetError(
+            f"--server={spec!r} (from {source}): importing {module_name!r} raised "
+            f"{type(error).__name__}: {error}. The server fails before any case can run."
+        ) from error
     server: Any = module
     for part in attribute.split("."):
         if not hasattr(server, part):

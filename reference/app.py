@@ -232,9 +232,13 @@ def set_copy(ref: str, text: str) -> str:
 
 
 @app.tool
-def book_reworded(ref: str, destination: Annotated[str, Elicit(current_copy)]) -> str:
+def book_reworded(
+    ref: str,
+    destination: Annotated[str, Elicit(current_copy)],
+    airport: Annotated[str, Elicit(which_airport)],
+) -> str:
     _runs[ref] += 1
-    return f"Booked a flight to {destination}"
+    return f"Booked a flight to {destination}/{airport}"
 
 
 @app.tool

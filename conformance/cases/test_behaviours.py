@@ -110,30 +110,35 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
 
 
 async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any) -> None:
-    ref = f"{case.run_id}-dig-1"
+    """New copy is deployed mid-call: once while a reply is in flight, once after
+    the answer was carried into a later round. Both times the old answer must
+    not be credited to the new wording."""
     reworded = "Where are you flying to?"
+    answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "CDG"}}
 
     async with case.peer(MODERN) as peer:
         same = await drive(
-            peer, "book_reworded", {"ref": f"{ref}-same"},
-            Script("book_reworded", {}, {"destination": {"accept": "Paris"}}),
+            peer, "book_reworded", {"ref": f"{case.run_id}-dig-2"}, Script("book_reworded", {}, answers)
         )
-        assert same.text == "Booked a flight to Paris" and len(same.rounds) == 1  # DIG-2
+        assert same.text == "Booked a flight to Paris/CDG" and len(same.rounds) == 2  # DIG-2
 
-        script = Script("book_reworded", {}, {"destination": {"accept": "Paris"}})
+        for reword_after in (0, 1):
+            ref = f"{case.run_id}-dig-1-{reword_after}"
+            script = Script("book_reworded", {}, answers)
 
-        async def reword(number: int, run: Run) -> None:
-            if number == 0:
-                # New copy is deployed while the user's reply is in flight.
-                await peer.call_tool("set_copy", {"ref": ref, "text": reworded})
-                script.questions = {"destination": {"message": reworded}}
-                script.answers = {"destination": {"accept": "Oslo"}}
+            async def reword(number: int, run: Run, ref: str = ref, script: Script = script,
+                             at: int = reword_after) -> None:
+                if number == at:
+                    await peer.call_tool("set_copy", {"ref": ref, "text": reworded})
+                    script.questions = {**script.questions, "destination": {"message": reworded}}
+                    script.answers = {**script.answers, "destination": {"accept": "Oslo"}}
 
-        run = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=reword)
-    assert [[a.message for a in r] for r in run.rounds] == [
-        ["Where would you like to fly?"], [reworded]
-    ], "the reply to the old wording was credited to the new question"
-    assert run.text == "Booked a flight to Oslo"
+            run = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=reword)
+            messages = [[a.message for a in r] for r in run.rounds]
+            assert reworded in messages[reword_after + 1], (
+                f"after rewording, the old answer was credited: rounds {messages}"
+            )
+            assert run.text.startswith("Booked a flight to Oslo/"), run.text
     case.assert_snapshot(snapshot)
 
 

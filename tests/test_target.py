@@ -1,0 +1,34 @@
+"""`--server` resolution: every wrong value gets an error that says what to do."""
+
+import pytest
+
+from conformance.target import DEFAULT_SPEC, TargetError, load_target
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("reference.app", "not of the form module:attribute"),
+        ("no_such_module_xyz:app", "could not be imported"),
+        ("reference.app:missing", "has no attribute 'missing'"),
+        ("reference.app:Airport", "not an MCP server"),
+        ("conformance.cases.test_scenarios:SCENARIOS", "not an MCP server"),
+    ],
+)
+def test_bad_server_values_are_explained(spec: str, says: str) -> None:
+    with pytest.raises(TargetError, match=says):
+        load_target(spec, "--server")
+
+
+def test_default_is_the_reference() -> None:
+    target = load_target(DEFAULT_SPEC, "default")
+    assert target.is_reference and target.registration_probes()
+
+
+def test_server_option_reaches_the_header(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_nothing():\n    assert True\n")
+    result = pytester.runpytest("--server=reference.app:app", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["elicit-conformance target: reference.app:app (from --server)"])
+    bad = pytester.runpytest("--server=reference.app:nope")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*has no attribute 'nope'*"])
