@@ -361,30 +361,21 @@ async def test_res_6_async_resolvers_work_and_sync_ones_leave_the_event_loop(mod
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_res_7_unbuildable_resolver_dependency_is_named(mode: str) -> None:
-    from reference.app import broken_question
+@pytest.mark.parametrize(
+    ("resolver", "error"),
+    [("broken_question", "resolver for 'airport'.*'place'"), ("nested_question", "wrapping a callable")],
+    ids=["RES-7", "RES-8"],
+)
+async def test_res_7_res_8_broken_resolvers_fail_clearly(mode: str, resolver: str, error: str) -> None:
+    import reference.app
 
     mcp, _ = server()
 
     @mcp.tool
-    def book(airport: Annotated[str, Elicit(broken_question)]) -> str:
+    def book(airport: Annotated[str, Elicit(getattr(reference.app, resolver))]) -> str:
         return airport
 
-    with pytest.raises(ToolError, match="resolver for 'airport'.*'place'"):
-        await call(mcp, mode, "book", {}, answering({}))
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_res_8_elicit_wrapping_a_callable_fails_clearly(mode: str) -> None:
-    from reference.app import nested_question
-
-    mcp, _ = server()
-
-    @mcp.tool
-    def book(airport: Annotated[str, Elicit(nested_question)]) -> str:
-        return airport
-
-    with pytest.raises(ToolError, match="wrapping a callable"):
+    with pytest.raises(ToolError, match=error):
         await call(mcp, mode, "book", {}, answering({}))
 
 
