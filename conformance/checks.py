@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.driver import Run, catalog
+from conformance.verdict import should
 from conformance.wire import MODERN
 
 
@@ -31,7 +32,9 @@ def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:
                 assert need in flat[:index], f"{param!r} was asked before {need!r}, which it quotes"
 
 
-def check_outcome(run: Run, scenario: dict[str, Any]) -> None:
+def check_outcome(run: Run, scenario: dict[str, Any], case_id: str) -> None:
+    """MUST: the result text, or a failed call naming `error`'s names.
+    SHOULD: a failure also names `error_should`'s names (a clear error)."""
     expect = scenario["expect"]
     if "result" in expect:
         assert not run.failed, f"the call failed: {run.text}"
@@ -39,4 +42,6 @@ def check_outcome(run: Run, scenario: dict[str, Any]) -> None:
         return
     assert run.failed, f"the call should have failed, but returned {run.text!r}"
     for name in expect["error"]:
-        assert name in run.text, f"the error should name {name!r}: {run.text!r}"
+        assert name in run.text, f"the error must name {name!r}: {run.text!r}"
+    for name in expect.get("error_should", []):
+        should(name in run.text, case_id, f"the error names {name!r}: {run.text!r}")

@@ -12,6 +12,7 @@ import pytest
 
 from conformance.case import Case
 from conformance.driver import Run, Script, drive
+from conformance.verdict import should
 from conformance.wire import ERAS, HANDSHAKE, MODERN, Peer, RpcError
 
 ELICITED = {
@@ -204,7 +205,7 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
             result = {"isError": True, "content": [{"text": str(error)}]}
     text = " ".join(b.get("text", "") for b in result.get("content", []))
     assert result.get("isError"), f"ctx.elicit() on a modern connection did not fail: {result}"
-    assert "2026-07-28" in text or "modern" in text.lower(), f"not an era error: {text!r}"
+    should("2026-07-28" in text or "modern" in text.lower(), "ERA-2", f"the error names the era: {text!r}")
     case.assert_snapshot(snapshot)
 
 
@@ -227,7 +228,7 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
         assert run.text == "Booked a flight to Paris", run.text
     else:
         assert run.failed, "an InputRequiredResult on a handshake connection must fail"
-        assert "2025-11-25" in run.text or "era" in run.text.lower() or "protocol" in run.text.lower(), run.text
+        should("2026-07-28" in run.text or "2025-11-25" in run.text, "ERA-3", f"the error names the era: {run.text!r}")
     case.assert_snapshot(snapshot)
 
 

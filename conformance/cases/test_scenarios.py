@@ -22,7 +22,7 @@ async def test_scenario(case: Case, snapshot, case_id: str, era: str) -> None:
     scenario = case.scenario(case_id)
     run = await case.run(case_id, era)
     check_rounds(run, scenario, era)
-    check_outcome(run, scenario)
+    check_outcome(run, scenario, case_id)
     if "body_runs" in scenario["expect"]:
         runs = await case.body_runs(scenario["arguments"]["ref"])
         assert runs == scenario["expect"]["body_runs"], "the body ran on a failed call"
