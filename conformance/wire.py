@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import mcp_types
 from fastmcp.client.transports.base import TransportOptions
 from fastmcp.client.transports.memory import FastMCPTransport
@@ -63,12 +64,8 @@ class _Recorded:
     async def __anext__(self) -> Any:
         try:
             return await self.receive()
-        except (Exception,) as error:
-            import anyio
-
-            if isinstance(error, (anyio.EndOfStream, anyio.ClosedResourceError)):
-                raise StopAsyncIteration from error
-            raise
+        except (anyio.EndOfStream, anyio.ClosedResourceError) as error:
+            raise StopAsyncIteration from error
 
     async def __aenter__(self) -> _Recorded:
         return self

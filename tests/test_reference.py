@@ -7,7 +7,7 @@ over the wire.
 
 
 import threading
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import mcp_types
 import pytest
@@ -570,8 +570,6 @@ def test_reg_9_equivalent_spellings_hide_the_parameter(case: str) -> None:
 
 
 def test_reg_4_optional_spelling_is_not_mistaken_for_a_buried_marker() -> None:
-    Spelling = Literal["x"]  # noqa: F841 - keeps typing imports honest
-
     def book(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
         return seat or ""
 
