@@ -18,6 +18,7 @@ from fastmcp.server.middleware.middleware import Middleware
 from fastmcp.tools.base import InputRequiredToolResult
 
 from reference import DeclarativeFastMCP, Elicit, RegistrationError
+from reference.app import airport_unless_obvious, confirm, which_airport
 from reference.questions import read_questions
 from reference.registration_probes import PROBES
 from reference.rounds import STATE_VERSION, Ask, Complete, ElicitationFailed, Leg, State
@@ -66,8 +67,16 @@ async def call(mcp: Any, mode: str, tool: str, args: dict[str, Any], handler: An
         return await client.call_tool(tool, args)
 
 
-def which_airport(destination: str) -> Elicit[str]:
-    return Elicit(f"Which airport in {destination}?", response_type=str)
+def counting_book(mcp: DeclarativeFastMCP) -> list[str]:
+    """Register `book(destination)`; the returned list records each body run."""
+    runs: list[str] = []
+
+    @mcp.tool
+    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
+        runs.append(destination)
+        return destination
+
+    return runs
 
 
 # SCH ---------------------------------------------------------------------------
@@ -171,9 +180,6 @@ async def test_ord_4_confirmation_waits_for_what_it_quotes(mode: str) -> None:
     mcp, recorder = server()
     asked: list[str] = []
 
-    def confirm(destination: str, date: str) -> Elicit[bool]:
-        return Elicit(f"Book a flight to {destination} on {date}?", response_type=bool)
-
     @mcp.tool
     def book(
         destination: Annotated[str, Elicit("Where?")],
@@ -241,12 +247,7 @@ async def test_opt_1_opt_2_default_survives_a_refusal(mode: str, action: str) ->
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 async def test_opt_3_opt_4_required_refusal_fails_naming_the_parameter(mode: str, action: str) -> None:
     mcp, _ = server()
-    runs: list[str] = []
-
-    @mcp.tool
-    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
-        runs.append(destination)
-        return destination
+    runs = counting_book(mcp)
 
     with pytest.raises(ToolError, match=f"without 'destination'.*{action}d"):
         await call(mcp, mode, "book", {}, answering({"Where": action}))
@@ -254,10 +255,6 @@ async def test_opt_3_opt_4_required_refusal_fails_naming_the_parameter(mode: str
 
 
 # RES -----------------------------------------------------------------------------
-
-
-def airport_unless_obvious(destination: str) -> str | Elicit[str]:
-    return "LHR" if destination == "London" else Elicit(f"Which airport in {destination}?", response_type=str)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -532,12 +529,7 @@ async def test_sec_1_tampered_state_never_runs_the_body() -> None:
     from fastmcp.client.transports.memory import FastMCPTransport
 
     mcp, _ = server()
-    runs: list[str] = []
-
-    @mcp.tool
-    def book(destination: Annotated[str, Elicit("Where?")]) -> str:
-        runs.append(destination)
-        return destination
+    runs = counting_book(mcp)
 
     async with FastMCPTransport(mcp).connect_session() as session:
         await session.discover()

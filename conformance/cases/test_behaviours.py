@@ -93,18 +93,15 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
 
 async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any) -> None:
     traveller = f"ada-{case.run_id}"
-
-    async def learn(number: int, run: Run, peer: Peer) -> None:
-        await peer.call_tool("save_home_airport", {"traveller": traveller, "airport": "LHR"})
-
-    scenario_answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
+    answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
     async with case.peer(MODERN) as peer:
-        script = Script("book_profile", {"traveller": traveller}, scenario_answers)
 
-        async def hook(number: int, run: Run) -> None:
-            await learn(number, run, peer)
+        async def learn(number: int, run: Run) -> None:
+            # The profile gains a home airport while the user's reply is in flight.
+            await peer.call_tool("save_home_airport", {"traveller": traveller, "airport": "LHR"})
 
-        run = await drive(peer, "book_profile", {"traveller": traveller}, script, between_rounds=hook)
+        script = Script("book_profile", {"traveller": traveller}, answers)
+        run = await drive(peer, "book_profile", {"traveller": traveller}, script, between_rounds=learn)
     assert run.asked_params == [["date", "airport"]]
     assert run.text == f"{traveller} from LHR on 2026-08-01", run.text
     case.assert_snapshot(snapshot)
