@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-from collections import Counter
 from typing import Annotated, Any, Literal
 
 import mcp_types
@@ -20,28 +19,30 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from reference import DeclarativeFastMCP, Elicit
+from reference.records import from_environment
 
 app = DeclarativeFastMCP("elicit-reference")
 
-#: How often each tool body ran, per `ref`: how a client observes BAT-2 and SEC-*.
-_runs: Counter[str] = Counter()
-#: Per-traveller home airports, learned between rounds (RES-3).
-_home_airports: dict[str, str] = {}
-#: Per-ref question wording, changed between rounds (DIG-1).
-_copy: dict[str, str] = {}
+#: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3) and
+#: question copy per `ref` (DIG-1), shared by every process of one deployment.
+_records = from_environment()
+
+
+def _ran(ref: str) -> None:
+    _records.count(f"runs:{ref}")
 
 
 @app.tool
 def body_runs(ref: str) -> int:
     """How many times a tool body ran for `ref`."""
-    return _runs[ref]
+    return int(_records.get(f"runs:{ref}") or 0)
 
 
 @app.tool
 def book_destination(
     ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]
 ) -> str:
-    _runs[ref] += 1
+    _ran(ref)
     return f"Booked a flight to {destination}"
 
 
@@ -52,7 +53,7 @@ def book_trip(
     date: Annotated[str, Elicit("When would you like to fly?")],
     cabin: Annotated[str, Elicit("Which cabin class?")],
 ) -> str:
-    _runs[ref] += 1
+    _ran(ref)
     return f"{destination} on {date} in {cabin}"
 
 
@@ -135,14 +136,14 @@ app.tool(functools.partial(_seat_for, cabin="economy"), name="book_seat_partial"
 
 
 def home_airport(traveller: str) -> str | Elicit[str]:
-    if traveller in _home_airports:
-        return _home_airports[traveller]
+    if (airport := _records.get(f"home:{traveller}")) is not None:
+        return airport
     return Elicit(f"Which airport should we fly you from, {traveller}?", response_type=str)
 
 
 @app.tool
 def save_home_airport(traveller: str, airport: str) -> str:
-    _home_airports[traveller] = airport
+    _records.put(f"home:{traveller}", airport)
     return f"Saved {airport} for {traveller}"
 
 
@@ -222,12 +223,12 @@ def book_bad_resolver(airport: Annotated[str, Elicit(nested_question)]) -> str:
 
 
 def current_copy(ref: str) -> Elicit[str]:
-    return Elicit(_copy.get(ref, "Where would you like to fly?"), response_type=str)
+    return Elicit(_records.get(f"copy:{ref}") or "Where would you like to fly?", response_type=str)
 
 
 @app.tool
 def set_copy(ref: str, text: str) -> str:
-    _copy[ref] = text
+    _records.put(f"copy:{ref}", text)
     return "ok"
 
 
@@ -237,7 +238,7 @@ def book_reworded(
     destination: Annotated[str, Elicit(current_copy)],
     airport: Annotated[str, Elicit(which_airport)],
 ) -> str:
-    _runs[ref] += 1
+    _ran(ref)
     return f"Booked a flight to {destination}/{airport}"
 
 
