@@ -15,14 +15,43 @@ from conformance.driver import Run, Script, catalog, drive, in_process_answerer
 from conformance.normalize import normalize, render
 from conformance.snapshot import TranscriptSnapshot
 from conformance.target import Target
-from conformance.wire import MODERN, Peer, Transcript, connect
+from conformance.verdict import NotTestable
+from conformance.wire import HANDSHAKE, MODERN, Peer, RpcError, Transcript, connect
 
 
 class Case:
-    def __init__(self, target: Target, run_id: str) -> None:
+    def __init__(self, target: Target, run_id: str, *, golden: bool = False) -> None:
         self.target = target
         self.run_id = run_id
+        #: Whether the transcript must equal the golden one in snapshots/.
+        self.golden = golden
         self.transcript = Transcript()
+        #: INFORMATIONAL facts this case recorded (requirement rows INFO/...).
+        self.facts: dict[str, Any] = {}
+
+    def inform(self, requirement: str, value: Any) -> None:
+        """Record an implementation-defined fact; it is reported, never judged."""
+        self.facts[requirement] = value
+
+    async def tools(self) -> frozenset[str]:
+        """The target's tool names, listed once per run on a connection of its own."""
+        if "names" not in self.target.tools:
+            names: set[str] = set()
+            for era in (MODERN, HANDSHAKE):
+                try:
+                    async with connect(self.target.transport(), era, Transcript(), None) as peer:
+                        params: dict[str, Any] = {}
+                        while True:
+                            listed = await peer.request("tools/list", params)
+                            names |= {tool["name"] for tool in listed.get("tools", [])}
+                            if not listed.get("nextCursor"):
+                                break
+                            params = {"cursor": listed["nextCursor"]}
+                    break
+                except RpcError:
+                    continue  # a handshake-only server refuses the modern era
+            self.target.tools["names"] = frozenset(names)
+        return self.target.tools["names"]
 
     def scenario(self, case_id: str) -> dict[str, Any]:
         raw = json.dumps(catalog()["scenarios"][case_id]).replace("{run}", self.run_id)
@@ -36,8 +65,16 @@ class Case:
         answer = None
         if elicitation:
             answer = in_process_answerer(script or Script("body_runs", {}, {}), run or Run())
-        async with connect(self.target.server, era, self.transcript, answer) as peer:
-            yield peer
+        tools = await self.tools()
+        try:
+            async with connect(self.target.transport(), era, self.transcript, answer, tools) as peer:
+                yield peer
+        except BaseExceptionGroup as group:
+            # The transport's task group wraps what the case raised; a missing
+            # tool must reach the report as itself.
+            if (missing := group.subgroup(NotTestable)) is not None:
+                raise _first(missing) from None
+            raise
 
     async def run(
         self,
@@ -80,5 +117,10 @@ class Case:
 
     def assert_snapshot(self, snapshot: Any) -> None:
         """Golden transcripts are the reference's; other targets' differ by design."""
-        if self.target.is_reference:
+        if self.golden:
             assert self.rendered() == snapshot.use_extension(TranscriptSnapshot)
+
+
+def _first(group: BaseExceptionGroup) -> BaseException:
+    leaf = group.exceptions[0]
+    return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf

@@ -1,27 +1,47 @@
-"""The server under test, named the way uvicorn names an app: `module:attribute`."""
+"""The server under test, and how to reach it.
+
+Three kinds, one per way an MCP server is deployed:
+
+- `module:attribute`: a FastMCP or MCP SDK server object, connected in-process.
+- `http://host:port/path`: a running streamable-HTTP server, in any language.
+- a command (`--server-command`): a stdio server, started once per connection,
+  as a desktop client starts it.
+"""
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Any
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fastmcp.client.transports.base import ClientTransport
 
 DEFAULT_SPEC = "reference.app:app"
 
+Kind = Literal["module", "url", "command"]
+
 
 class TargetError(Exception):
-    """The `--server` value does not name a usable server; the message says how to fix it."""
+    """The target option does not name a usable server; the message says how to fix it."""
 
 
 @dataclass(frozen=True)
 class Target:
-    """A server object and where the suite was told to find it."""
+    """A server and where the suite was told to find it."""
 
     spec: str
-    #: "--server", "ELICIT_SERVER", "ini", or "default".
+    #: "--server", "--server-command", "ELICIT_SERVER", "ini", or "default".
     source: str
-    server: Any
-    module: Any
+    kind: Kind
+    #: The server object and its module (module targets only).
+    server: Any = None
+    module: Any = None
+    #: The stdio command line (command targets only).
+    argv: tuple[str, ...] = ()
+    #: Tool names, read once per run to tell "not implemented" from "wrong".
+    tools: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_reference(self) -> bool:
@@ -32,19 +52,41 @@ class Target:
         adapter = getattr(self.module, "registration", None)
         return adapter() if callable(adapter) else None
 
+    def transport(self) -> ClientTransport:
+        """A fresh client transport: one connection, nothing shared with the last."""
+        if self.kind == "module":
+            from fastmcp.client.transports.memory import FastMCPTransport
+
+            return FastMCPTransport(self.server)
+        if self.kind == "url":
+            from fastmcp.client.transports.http import StreamableHttpTransport
+
+            return StreamableHttpTransport(self.spec)
+        from fastmcp.client.transports.stdio import StdioTransport
+
+        # The target inherits the suite's environment, as a shell would give it;
+        # keep_alive=False: each connection is its own process, like a new client.
+        return StdioTransport(
+            self.argv[0], list(self.argv[1:]), env=dict(os.environ), keep_alive=False
+        )
+
 
 def load_target(spec: str, source: str) -> Target:
-    """Import `spec` ("package.module:attribute") and check it is an MCP server.
+    """The target named by `spec`: a URL, or `package.module:attribute` to import.
 
     Raises:
         TargetError: For a malformed spec, a module that does not import, a
             missing attribute, or an object that is not a server.
     """
+    if spec.startswith(("http://", "https://")):
+        return Target(spec=spec, source=source, kind="url")
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise TargetError(
-            f"--server={spec!r} (from {source}) is not of the form module:attribute, "
-            "e.g. --server=myproject.server:app"
+            f"--server={spec!r} (from {source}) is neither module:attribute "
+            "(e.g. --server=myproject.server:app) nor a URL "
+            "(e.g. --server=http://127.0.0.1:8000/mcp); for a stdio server use "
+            "--server-command."
         )
     try:
         module = importlib.import_module(module_name)
@@ -53,7 +95,7 @@ def load_target(spec: str, source: str) -> Target:
             f"--server={spec!r} (from {source}): module {module_name!r} could not be "
             f"imported ({error}). Is it installed, or on PYTHONPATH?"
         ) from error
-    except Exception as error:  # noqa: BLE001 - the target's own import-time failure
+    except Exception as error:
         raise TargetError(
             f"--server={spec!r} (from {source}): importing {module_name!r} raised "
             f"{type(error).__name__}: {error}. The server fails before any case can run."
@@ -71,7 +113,15 @@ def load_target(spec: str, source: str) -> Target:
             f"--server={spec!r} (from {source}) is a {type(server).__name__}, not an MCP "
             "server: name a fastmcp.FastMCP or mcp.server.mcpserver.MCPServer instance."
         )
-    return Target(spec=spec, source=source, server=server, module=module)
+    return Target(spec=spec, source=source, kind="module", server=server, module=module)
+
+
+def command_target(command: str) -> Target:
+    """A stdio target from a shell-style command line."""
+    argv = tuple(shlex.split(command))
+    if not argv:
+        raise TargetError("--server-command is empty: give the command that starts the server.")
+    return Target(spec=command, source="--server-command", kind="command", argv=argv)
 
 
 def _is_server(obj: Any) -> bool:

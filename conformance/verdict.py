@@ -1,18 +1,33 @@
-"""MUST and SHOULD: a broken MUST fails the case, a broken SHOULD warns.
+"""How a check's outcome is graded: MUST fails, SHOULD warns, and "not testable".
 
 A SHOULD covers what the brief asks to be *clear* rather than exact (error
-wording), where a different but reasonable server must not be failed.
+wording), where a different but reasonable server must not be failed. Under
+pytest's `--strict` the plugin turns `ShouldNotMet` into an error, so a broken
+SHOULD fails its case.
 """
 
 from __future__ import annotations
 
 import warnings
 
+NOT_TESTABLE = "Not testable:"
+
 
 class ShouldNotMet(UserWarning):
     """A SHOULD-level check of the brief did not hold; the case still passes."""
 
 
-def should(condition: bool, case_id: str, message: str) -> None:
+class NotTestable(Exception):
+    """The target lacks what a case needs (a scenario tool, the REG adapter).
+
+    A failure, never a skip: a server that implements nothing must not pass.
+    """
+
+    def __str__(self) -> str:
+        return f"{NOT_TESTABLE} {super().__str__()}"
+
+
+def should(condition: bool, requirement: str, message: str) -> None:
+    """Check the SHOULD row `requirement` of the requirement table."""
     if not condition:
-        warnings.warn(ShouldNotMet(f"{case_id} SHOULD: {message}"), stacklevel=2)
+        warnings.warn(ShouldNotMet(f"{requirement} SHOULD: {message}"), stacklevel=2)

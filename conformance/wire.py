@@ -15,10 +15,11 @@ from typing import Any
 
 import anyio
 import mcp_types
-from fastmcp.client.transports.base import TransportOptions
-from fastmcp.client.transports.memory import FastMCPTransport
+from fastmcp.client.transports.base import ClientTransport, TransportOptions
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
+
+from conformance.verdict import NotTestable
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
@@ -70,7 +71,7 @@ class _Recorded:
     async def __aenter__(self) -> _Recorded:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self._inner.aclose()
 
     def __getattr__(self, name: str) -> Any:
@@ -101,9 +102,11 @@ class RpcError(Exception):
 class Peer:
     """One connection to the target, negotiated at one era."""
 
-    def __init__(self, session: ClientSession, era: str) -> None:
+    def __init__(self, session: ClientSession, era: str, tools: frozenset[str] | None = None) -> None:
         self.session = session
         self.era = era
+        #: The target's tools, when known: calling another is "not testable", not "wrong".
+        self.tools = tools
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request; the raw result, or `RpcError` with the raw error."""
@@ -111,15 +114,20 @@ class Peer:
         options: dict[str, Any] = {}
         # The session's stamp adds what the negotiated era puts on every request
         # (protocol version, client info and capabilities in `_meta`, headers).
-        self.session._stamp(data, options)  # noqa: SLF001
+        self.session._stamp(data, options)
         try:
-            return await self.session._dispatcher.send_raw_request(  # noqa: SLF001
+            return await self.session._dispatcher.send_raw_request(
                 method, data["params"], options
             )
         except MCPError as error:
             raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        if self.tools is not None and name not in self.tools:
+            raise NotTestable(
+                f"the target has no tool {name!r}; every target implements the tools "
+                "of fixtures/scenarios.json"
+            )
         return await self.request("tools/call", {"name": name, "arguments": arguments, **extra})
 
 
@@ -128,9 +136,13 @@ Answerer = Callable[[mcp_types.ElicitRequestParams], Any]
 
 @contextlib.asynccontextmanager
 async def connect(
-    server: Any, era: str, transcript: Transcript, answer: Answerer | None
+    transport: ClientTransport,
+    era: str,
+    transcript: Transcript,
+    answer: Answerer | None,
+    tools: frozenset[str] | None = None,
 ) -> AsyncIterator[Peer]:
-    """Open an in-process connection at `era`.
+    """Open a recorded connection at `era` over `transport`.
 
     `answer` receives each handshake-era `elicitation/create` and returns an
     `ElicitResult`; with `None` the client declares no elicitation capability.
@@ -145,10 +157,9 @@ async def connect(
 
         kwargs["elicitation_callback"] = on_elicit
     options = TransportOptions(session_class=_recording_session(transcript))
-    transport = FastMCPTransport(server)
     async with transport.connect_session(transport_options=options, **kwargs) as session:
         if era == MODERN:
             await session.discover()
         else:
             await session.initialize()
-        yield Peer(session, era)
+        yield Peer(session, era, tools)

@@ -1,23 +1,31 @@
-"""`--server` resolution: every wrong value gets an error that says what to do."""
+"""Target options: every wrong value gets an error that says what to do."""
 
 import pytest
 
-from conformance.target import DEFAULT_SPEC, TargetError, load_target
+from conformance.target import DEFAULT_SPEC, TargetError, command_target, load_target
 
 
 @pytest.mark.parametrize(
     ("spec", "says"),
     [
-        ("reference.app", "not of the form module:attribute"),
+        ("reference.app", "neither module:attribute"),
         ("no_such_module_xyz:app", "could not be imported"),
         ("reference.app:missing", "has no attribute 'missing'"),
         ("reference.app:Airport", "not an MCP server"),
-        ("conformance.cases.test_scenarios:SCENARIOS", "not an MCP server"),
+        ("conformance.cases.test_scenarios:CATALOG", "not an MCP server"),
     ],
 )
 def test_bad_server_values_are_explained(spec: str, says: str) -> None:
     with pytest.raises(TargetError, match=says):
         load_target(spec, "--server")
+
+
+def test_urls_and_commands_are_targets_of_their_own_kind() -> None:
+    assert load_target("http://127.0.0.1:9/mcp", "--server").kind == "url"
+    stdio = command_target("python -m reference --flag 'two words'")
+    assert stdio.kind == "command" and stdio.argv == ("python", "-m", "reference", "--flag", "two words")
+    with pytest.raises(TargetError, match="empty"):
+        command_target("  ")
 
 
 def test_default_is_the_reference() -> None:
@@ -32,3 +40,6 @@ def test_server_option_reaches_the_header(pytester: pytest.Pytester) -> None:
     bad = pytester.runpytest("--server=reference.app:nope")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["*has no attribute 'nope'*"])
+    both = pytester.runpytest("--server=reference.app:app", "--server-command=python -m reference")
+    assert both.ret == pytest.ExitCode.USAGE_ERROR
+    both.stderr.fnmatch_lines(["*both name a target*"])
