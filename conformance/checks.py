@@ -32,9 +32,9 @@ def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:
                 assert need in flat[:index], f"{param!r} was asked before {need!r}, which it quotes"
 
 
-def check_outcome(run: Run, scenario: dict[str, Any], case_id: str) -> None:
+def check_outcome(run: Run, scenario: dict[str, Any], clear: str) -> None:
     """MUST: the result text, or a failed call naming `error`'s names.
-    SHOULD: a failure also names `error_should`'s names (a clear error)."""
+    SHOULD (the row `clear`): a failure also names `error_should`'s names."""
     expect = scenario["expect"]
     if "result" in expect:
         assert not run.failed, f"the call failed: {run.text}"
@@ -44,4 +44,4 @@ def check_outcome(run: Run, scenario: dict[str, Any], case_id: str) -> None:
     for name in expect["error"]:
         assert name in run.text, f"the error must name {name!r}: {run.text!r}"
     for name in expect.get("error_should", []):
-        should(name in run.text, case_id, f"the error names {name!r}: {run.text!r}")
+        should(name in run.text, clear, f"the error names {name!r}: {run.text!r}")

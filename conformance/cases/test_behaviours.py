@@ -12,8 +12,8 @@ import pytest
 
 from conformance.case import Case
 from conformance.driver import Run, Script, drive
-from conformance.verdict import should
-from conformance.wire import ERAS, HANDSHAKE, MODERN, Peer, RpcError
+from conformance.verdict import NotTestable, should
+from conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -27,7 +27,7 @@ ELICITED = {
 }
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.checks("SCH-1", "SCH-2")
 async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -35,7 +35,8 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
         listed = await peer.request("tools/list", {})
     schemas = {tool["name"]: tool.get("inputSchema", {}) for tool in listed["tools"]}
     for tool, hidden in ELICITED.items():
-        assert tool in schemas, f"Not testable: the target has no tool {tool!r}"
+        if tool not in schemas:
+            raise NotTestable(f"the target has no tool {tool!r}")
         properties = schemas[tool].get("properties", {})
         required = schemas[tool].get("required", [])
         for name in hidden:
@@ -47,7 +48,9 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     assert set(schemas["book_from"].get("properties", {})) == {"destination"}
 
 
-async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any) -> None:
+@pytest.mark.checks("BAT-2")
+@pytest.mark.revisions(MODERN)
+async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any, era: str) -> None:
     scenario = case.scenario("BAT-3")
     ref = scenario["arguments"]["ref"]
     seen: list[int] = []
@@ -55,14 +58,14 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
     async def count(number: int, run: Run, peer: Peer) -> None:
         seen.append(await case.body_runs(ref))
 
-    run = await case.run("BAT-3", MODERN, between_rounds=count)
+    run = await case.run("BAT-3", era, between_rounds=count)
     assert not run.failed, run.text
     assert seen == [0], "the body ran before every question was answered"
     assert await case.body_runs(ref) == 1, "the body must run exactly once"
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.checks("ORD-2", "ORD-6")
 async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -73,8 +76,10 @@ async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
     case.assert_snapshot(snapshot)
 
 
+@pytest.mark.checks("DIG-4", "ORD-6")
+@pytest.mark.revisions(MODERN)
 async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_credited(
-    case: Case, snapshot: Any
+    case: Case, snapshot: Any, era: str,
 ) -> None:
     """Round 2 re-sends round 1's key with another value and adds a key never
     asked: neither may change what the call ends with."""
@@ -85,16 +90,18 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
             responses.setdefault(key, {"action": "accept", "content": {"value": "Rome"}})
         return {**params, "inputResponses": responses}
 
-    run = await case.run("ORD-1", MODERN, tamper=meddle)
+    run = await case.run("ORD-1", era, tamper=meddle)
     assert run.asked_params == [["destination"], ["airport"]], run.asked_params
     assert run.text == "Paris/CDG"
     case.assert_snapshot(snapshot)
 
 
-async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any) -> None:
+@pytest.mark.checks("RES-3")
+@pytest.mark.revisions(MODERN)
+async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any, era: str) -> None:
     traveller = f"ada-{case.run_id}"
     answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
-    async with case.peer(MODERN) as peer:
+    async with case.peer(era) as peer:
 
         async def learn(number: int, run: Run) -> None:
             # The profile gains a home airport while the user's reply is in flight.
@@ -107,14 +114,16 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
     case.assert_snapshot(snapshot)
 
 
-async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any) -> None:
+@pytest.mark.checks("DIG-1", "DIG-2")
+@pytest.mark.revisions(MODERN)
+async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any, era: str) -> None:
     """New copy is deployed mid-call: once while a reply is in flight, once after
     the answer was carried into a later round. Both times the old answer must
     not be credited to the new wording."""
     reworded = "Where are you flying to?"
     answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "CDG"}}
 
-    async with case.peer(MODERN) as peer:
+    async with case.peer(era) as peer:
         same = await drive(
             peer, "book_reworded", {"ref": f"{case.run_id}-dig-2"}, Script("book_reworded", {}, answers)
         )
@@ -140,8 +149,10 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
     case.assert_snapshot(snapshot)
 
 
-async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any) -> None:
-    async with case.peer(MODERN) as peer:
+@pytest.mark.checks("DIG-5")
+@pytest.mark.revisions(MODERN)
+async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any, era: str) -> None:
+    async with case.peer(era) as peer:
         first = await peer.call_tool("book_from", {"destination": "Paris"})
         assert first.get("resultType") == "input_required"
         (key,) = first["inputRequests"]
@@ -161,7 +172,7 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, s
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.checks("TYP-1", "TYP-2", "TYP-3")
 async def test_typ_1_typ_2_typ_3_answer_schemas(case: Case, snapshot: Any, era: str) -> None:
     passengers = await case.run("TYP-1", era)
     preferences = await case.run("TYP-2", era)
@@ -185,7 +196,7 @@ async def test_typ_1_typ_2_typ_3_answer_schemas(case: Case, snapshot: Any, era: 
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.checks("ERA-1", "ERA-4")
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -194,29 +205,33 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
     case.assert_snapshot(snapshot)
 
 
-async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any) -> None:
-    async with case.peer(MODERN) as peer:
+@pytest.mark.checks("ERA-2", "ERA-2/clear")
+@pytest.mark.revisions(MODERN)
+async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any, era: str) -> None:
+    async with case.peer(era) as peer:
         try:
             result = await peer.call_tool("ask_imperatively", {})
         except RpcError as error:
             result = {"isError": True, "content": [{"text": str(error)}]}
     text = " ".join(b.get("text", "") for b in result.get("content", []))
     assert result.get("isError"), f"ctx.elicit() on a modern connection did not fail: {result}"
-    should("2026-07-28" in text or "modern" in text.lower(), "ERA-2", f"the error names the era: {text!r}")
+    should("2026-07-28" in text or "modern" in text.lower(), "ERA-2/clear", f"the error names the era: {text!r}")
     case.assert_snapshot(snapshot)
 
 
-async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any) -> None:
+@pytest.mark.checks("ERA-2")
+@pytest.mark.revisions(HANDSHAKE)
+async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
     run = Run()
-    async with case.peer(HANDSHAKE, script, run) as peer:
+    async with case.peer(era, script, run) as peer:
         result = await peer.call_tool("ask_imperatively", {})
     assert not result.get("isError"), result
     assert result["content"][0]["text"] == "Booked a flight to Paris"
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.checks("ERA-3", "ERA-3/clear")
 async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era, script) as peer:
@@ -225,18 +240,20 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
         assert run.text == "Booked a flight to Paris", run.text
     else:
         assert run.failed, "an InputRequiredResult on a handshake connection must fail"
-        should("2026-07-28" in run.text or "2025-11-25" in run.text, "ERA-3", f"the error names the era: {run.text!r}")
+        should("2026-07-28" in run.text or "2025-11-25" in run.text, "ERA-3/clear", f"the error names the era: {run.text!r}")
     case.assert_snapshot(snapshot)
 
 
+@pytest.mark.checks("ERA-5")
+@pytest.mark.revisions(HANDSHAKE)
 async def test_era_5_handshake_client_without_elicitation_gets_an_error_not_a_hang(
-    case: Case, snapshot: Any
+    case: Case, snapshot: Any, era: str,
 ) -> None:
     import anyio
 
     ref = f"{case.run_id}-era-5"
     with anyio.fail_after(10, shield=False):
-        async with case.peer(HANDSHAKE, elicitation=False) as peer:
+        async with case.peer(era, elicitation=False) as peer:
             try:
                 result = await peer.call_tool("book_destination", {"ref": ref})
             except RpcError as error:
@@ -251,15 +268,17 @@ def _forgeries(state: str) -> dict[str, str]:
     return {"flipped": flipped, "truncated": state[: len(state) // 2], "forged": "v1.AAAAAAAA", "empty": ""}
 
 
+@pytest.mark.checks("SEC-1")
+@pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", ["flipped", "truncated", "forged", "empty"])
 async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
-    case: Case, snapshot: Any, kind: str
+    case: Case, snapshot: Any, kind: str, era: str,
 ) -> None:
     def forge(params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "requestState": _forgeries(params["requestState"])[kind]}
 
     scenario = case.scenario("BAT-1")
-    run = await case.run("BAT-1", MODERN, tamper=forge)
+    run = await case.run("BAT-1", era, tamper=forge)
     if kind == "empty":
         # No state is "no progress": the question is asked again, never answered.
         assert run.failed or len(run.rounds) > 1, run.text
@@ -269,11 +288,13 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
     case.assert_snapshot(snapshot)
 
 
+@pytest.mark.checks("SEC-2")
+@pytest.mark.revisions(MODERN)
 async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
-    case: Case, snapshot: Any
+    case: Case, snapshot: Any, era: str,
 ) -> None:
     ref = f"{case.run_id}-sec-2"
-    async with case.peer(MODERN) as peer:
+    async with case.peer(era) as peer:
         first = await peer.call_tool("book_destination", {"ref": ref})
         (key,) = first["inputRequests"]
         answer = {key: {"action": "accept", "content": {"value": "Paris"}}}
@@ -302,8 +323,10 @@ MALFORMED = {
 }
 
 
+@pytest.mark.checks("SEC-3")
+@pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", list(MALFORMED))
-async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str) -> None:
+async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str, era: str) -> None:
     scenario = case.scenario("BAT-1")
     ref = scenario["arguments"]["ref"] + f"-{kind}"
 
@@ -311,7 +334,7 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
         keys = list(params["inputResponses"]) or ["destination"]
         return {**params, "inputResponses": {keys[0]: MALFORMED[kind]}}
 
-    async with case.peer(MODERN) as peer:
+    async with case.peer(era) as peer:
         run = await drive(peer, "book_destination", {"ref": ref}, Script("book_destination", {}, {}), tamper=garble)
     runs = await case.body_runs(ref)
     if kind == "huge" and not run.failed:

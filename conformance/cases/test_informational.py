@@ -1,0 +1,22 @@
+"""INFORMATIONAL rows: facts in which right servers differ, recorded, never judged.
+
+They land in the report's `facts` and as JUnit properties, so a framework sees
+how its choices compare (key naming, how much state a client carries).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.case import Case
+from conformance.wire import MODERN
+
+
+@pytest.mark.checks("INFO/keys", "INFO/state-bytes")
+@pytest.mark.revisions(MODERN)
+async def test_info_key_naming_and_state_size(case: Case, era: str) -> None:
+    run = await case.run("ORD-4", era)
+    # The facts are only worth recording from a call that went as ORD-4 says.
+    assert [[a.param for a in r] for r in run.rounds] == [["destination", "date"], ["proceed"]], run.text
+    case.inform("INFO/keys", [[a.key for a in r] for r in run.rounds])
+    case.inform("INFO/state-bytes", [len(state.encode()) for state in run.states])
