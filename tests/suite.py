@@ -1,0 +1,61 @@
+"""Running the conformance suite in a child process, as a user runs it, and
+reading the report it writes. Children keep the reference's module patches
+(mutants) and servers away from the test process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: A stuck child must not hold CI for its whole budget.
+RUN_TIMEOUT = 1200
+
+
+@dataclass
+class SuiteRun:
+    returncode: int
+    output: str
+    index: dict[str, Any]
+    directory: Path
+
+    def statuses(self) -> dict[str, str]:
+        return {row["nodeid"]: row["status"] for row in self.index["cases"]}
+
+
+def start(directory: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    directory.mkdir(parents=True)
+    command = [
+        sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
+        f"--conformance-report={directory / 'report'}", f"--junitxml={directory / 'junit.xml'}",
+        *options,
+    ]
+    return subprocess.Popen(
+        command, cwd=ROOT, env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+def finish(process: subprocess.Popen[str], directory: Path) -> SuiteRun:
+    try:
+        output, _ = process.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+        pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output[-3000:]}")
+    index_path = directory / "report" / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {"cases": []}
+    return SuiteRun(process.returncode, output, index, directory)
+
+
+def run(directory: Path, *options: str, env: dict[str, str] | None = None) -> SuiteRun:
+    """Run the suite to the end; see `start` for the options every run gets."""
+    return finish(start(directory, *options, env=env), directory)

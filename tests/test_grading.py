@@ -1,0 +1,95 @@
+"""Grading end to end: baselines, SHOULD under --strict, "Not testable", and the
+requirement table's coverage. Each runs the real suite in a child process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.suite import ROOT, run
+
+BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
+NO_DIGEST = "--server=fixtures.mutants.no_digest:app"
+DIG_1 = "conformance/cases/test_behaviours.py::test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped[2026-07-28]"
+
+
+def test_demo_baseline_holds_the_one_failing_case(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", NO_DIGEST, f"--conformance-baseline={BASELINE}")
+    assert result.returncode == 0, result.output[-3000:]
+    assert result.statuses()[DIG_1] == "expected failure"
+    assert set(result.statuses().values()) == {"pass", "expected failure"}
+
+
+def test_without_the_entry_the_case_fails(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", NO_DIGEST)
+    assert result.returncode == 1
+    assert [n for n, s in result.statuses().items() if s != "pass"] == [DIG_1]
+
+
+def test_a_stale_entry_fails_the_run(tmp_path: Path) -> None:
+    stale = tmp_path / "baseline.txt"
+    stale.write_text(BASELINE.read_text() + "BAT-1[2026-07-28]: fixed long ago\nDIG-3: no case checks this\n")
+    # DIG-3 is an excluded row: an entry for it can never match, and says so.
+    result = run(tmp_path / "run", NO_DIGEST, f"--conformance-baseline={stale}")
+    assert result.returncode == 1
+    assert result.statuses()["conformance/cases/test_scenarios.py::test_scenario[BAT-1-2026-07-28]"] == "stale baseline"
+    assert result.statuses()[DIG_1] == "expected failure"
+    assert "stale baseline entry (line 7): DIG-3 matches no case" in result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [("NOPE-1: typo", "'NOPE-1' is not a case ID"), ("BAT-1[2020-01-01]: old", "revision '2020-01-01'"),
+     ("BAT-1 without a reason", "is not 'CASE-ID: reason'")],
+)
+def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path, line: str, says: str) -> None:
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text(line + "\n")
+    result = run(tmp_path / "run", f"--conformance-baseline={baseline}", "--collect-only")
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert says in result.output
+
+
+def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
+    vague = "--server=fixtures.mutants.vague_errors:app"
+    lenient = run(tmp_path / "lenient", vague)
+    assert lenient.returncode == 0, lenient.output[-3000:]
+    assert "SHOULD not met: TYP-4/clear SHOULD: the error names 'destination'" in lenient.output
+    strict = run(tmp_path / "strict", vague, "--strict")
+    assert strict.returncode == 1
+    failed = {n for n, s in strict.statuses().items() if s == "fail"}
+    assert failed == {
+        f"conformance/cases/test_scenarios.py::test_scenario[{case}-{revision}]"
+        for case in ("TYP-3", "TYP-4") for revision in ("2026-07-28", "2025-11-25")
+    }
+
+
+def test_a_server_with_none_of_the_tools_is_not_testable_and_proves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "bare_server.py").write_text("from fastmcp import FastMCP\n\napp = FastMCP('bare')\n")
+    result = run(tmp_path / "run", "--server=bare_server:app", env={"PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 1
+    assert set(result.statuses().values()) == {"not testable"}
+    assert "Not testable: the target has no tool 'book_destination'" in (
+        tmp_path / "run" / "report" / "summary.md").read_text()
+    assert "this run proved nothing about the target" in result.output
+    assert result.index["proved_nothing"] is True
+
+
+def test_a_requirement_row_without_a_case_fails_the_run(tmp_path: Path) -> None:
+    table = tmp_path / "requirements.toml"
+    table.write_text((ROOT / "conformance" / "requirements.toml").read_text() + (
+        '\n[[requirement]]\nid = "BAT-9"\nlevel = "MUST"\nchecks = "A row nobody wrote a case for."\n'
+    ))
+    result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "--collect-only")
+    assert result.returncode == 1
+    assert "requirement rows with no case (add a case, or exclude the row with a reason): BAT-9" in result.output
+
+
+def test_a_case_claiming_a_missing_row_is_a_usage_error(tmp_path: Path) -> None:
+    table = tmp_path / "requirements.toml"
+    rows = (ROOT / "conformance" / "requirements.toml").read_text().split("[[requirement]]")
+    table.write_text("[[requirement]]".join(r for r in rows if 'id = "RES-3"' not in r))
+    result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "--collect-only")
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "checks 'RES-3', which is not in the requirement table" in result.output

@@ -1,0 +1,89 @@
+"""The whole suite against the reference three ways: in-process, over HTTP
+(uvicorn on 127.0.0.1), and over stdio. Same verdicts, same transcripts.
+
+Each run is a `pytest` child process writing a conformance report; the HTTP
+and stdio runs also compare every transcript with the golden ones
+(`--golden-transcripts`), which is what "same transcripts" means here. The
+three run side by side, since the stdio run spends its time starting servers.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+import pytest
+
+from conformance.local_server import LocalServer
+from reference.records import ENV_VAR as RECORDS
+from tests.suite import SuiteRun, finish, start
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
+    tmp = tmp_path_factory.mktemp("transports")
+    with LocalServer("reference.asgi:asgi", log=tmp / "uvicorn.log") as server:
+        started = {
+            "in-process": start(tmp / "in-process"),
+            "http": start(tmp / "http", f"--server={server.url}", "--golden-transcripts"),
+            # Every stdio connection is a new process: they share the app's records.
+            "stdio": start(
+                tmp / "stdio", f"--server-command={sys.executable} -m reference", "--golden-transcripts",
+                env={RECORDS: str(tmp / "records.sqlite")},
+            ),
+        }
+        yield {name: finish(process, tmp / name) for name, process in started.items()}
+
+
+@pytest.mark.parametrize("transport", ["in-process", "http", "stdio"])
+def test_the_whole_suite_passes_against_the_reference(runs: dict[str, SuiteRun], transport: str) -> None:
+    run = runs[transport]
+    assert run.returncode == 0, run.output[-5000:]
+    statuses = set(run.statuses().values())
+    assert statuses <= {"pass", "skipped"} and "pass" in statuses, run.index["totals"]
+    assert "snapshots passed" in run.output, "the golden transcripts were not compared"
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_same_verdicts_as_in_process(runs: dict[str, SuiteRun], transport: str) -> None:
+    here, there = runs["in-process"].statuses(), runs[transport].statuses()
+    assert set(here) == set(there)
+    differing = {nodeid: (here[nodeid], there[nodeid]) for nodeid in here if here[nodeid] != there[nodeid]}
+    # Registration is not on the wire: only an in-process target can run REG cases.
+    assert all("test_registration.py" in nodeid and status == ("pass", "skipped")
+               for nodeid, status in differing.items()), differing
+    assert len(runs["stdio"].index["cases"]) == len(here)
+
+
+def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
+    run = runs["in-process"]
+    report = run.directory / "report"
+    rows = run.index["cases"]
+    assert run.index["target"] == "reference.app:app" and not run.index["problems"]
+    for row in rows:
+        assert {"case", "revision", "level", "status", "duration", "transcript"} <= set(row)
+        assert row["level"] in ("MUST", "SHOULD", "INFORMATIONAL")
+    wired = [row for row in rows if row["transcript"]]
+    assert len(wired) >= len(rows) - 20, "most cases talk to the server and keep a transcript"
+    for row in wired:
+        lines = (report / row["transcript"]).read_text().splitlines()
+        messages = [json.loads(line) for line in lines]
+        assert messages and all({"direction", "message"} <= set(m) for m in messages)
+    info = next(row for row in rows if row["case"] == "INFO/keys")
+    assert info["facts"]["INFO/keys"] == [["destination", "date"], ["proceed"]]
+    summary = (report / "summary.md").read_text()
+    assert summary.startswith("### elicit-conformance against reference.app:app:")
+    assert "| Case | Revision | Level | Status | Note |" in summary
+    assert "| BAT-1 | 2026-07-28 | MUST | pass |" in summary
+
+
+def test_junit_carries_case_id_and_level(runs: dict[str, SuiteRun]) -> None:
+    tree = ET.parse(runs["in-process"].directory / "junit.xml")
+    properties = {}
+    for testcase in tree.iter("testcase"):
+        if testcase.get("name") == "test_scenario[OPT-3-2025-11-25]":
+            properties = {p.get("name"): p.get("value") for p in testcase.iter("property")}
+    assert properties["case"] == "OPT-3" and properties["level"] == "MUST"
+    assert properties["revision"] == "2025-11-25"
