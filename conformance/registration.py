@@ -7,7 +7,12 @@ registers one tool (written in the target's own framework, as the probe id's
 brief case describes) on a fresh server and returns that tool's input schema.
 
 - `REG-1`..`REG-8` (and `REG-4/union`, `REG-4/list`): the wiring is wrong, so
-  the callable must raise (TypeError or ValueError, with a message).
+  the callable must raise (TypeError or ValueError, with a message). The
+  message should name what is at fault, so each probe uses the names in
+  `NAMED` below (REG-1: a resolver for `airport` taking `nonexistent`; REG-2:
+  `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
+  `destination` in a union arm, `destinations` a list; REG-5, REG-6: `airport`;
+  REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
 - `REG-9/optional-inside`, `REG-9/optional-outside`, `REG-9/type-alias`,
   `REG-9/partial`: the wiring is right; the callable returns a schema without
   the elicited parameter `seat`.
@@ -27,4 +32,10 @@ MUST_REGISTER = (
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
 )
 MAY_RAISE = ("ERA-6",)
+#: What a clear registration error names, per probe (SHOULD, row REG/clear).
+NAMED = {
+    "REG-1": ("nonexistent",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),
+    "REG-4/union": ("destination",), "REG-4/list": ("destinations",), "REG-5": ("airport",),
+    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
+}
 CLEAR_ERRORS = (TypeError, ValueError)

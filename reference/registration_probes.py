@@ -4,8 +4,6 @@ Each probe registers one tool (or prompt) on a fresh server and returns the
 registered tool's input schema; the REG cases expect the wrong wirings to raise.
 """
 
-from __future__ import annotations
-
 import functools
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -35,14 +33,17 @@ def unknown_name() -> dict[str, Any]:
 
 
 def cycle() -> dict[str, Any]:
-    def needs_b(b: str) -> Elicit[str]:
-        return Elicit(b, response_type=str)
+    def after_inbound(inbound: str) -> Elicit[str]:
+        return Elicit(f"Out, given {inbound}?", response_type=str)
 
-    def needs_a(a: str) -> Elicit[str]:
-        return Elicit(a, response_type=str)
+    def after_outbound(outbound: str) -> Elicit[str]:
+        return Elicit(f"Back, given {outbound}?", response_type=str)
 
-    def book(a: Annotated[str, Elicit(needs_b)], b: Annotated[str, Elicit(needs_a)]) -> str:
-        return a + b
+    def book(
+        outbound: Annotated[str, Elicit(after_inbound)],
+        inbound: Annotated[str, Elicit(after_outbound)],
+    ) -> str:
+        return outbound + inbound
 
     return _schema_of(book)
 

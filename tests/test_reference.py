@@ -6,6 +6,7 @@ over the wire.
 """
 
 
+import re
 import threading
 from typing import Annotated, Any
 
@@ -550,10 +551,29 @@ async def test_sec_1_tampered_state_never_runs_the_body() -> None:
 # REG -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", [c for c in PROBES if not c.startswith("REG-9")])
+REG_ERRORS = {
+    "REG-1": "takes 'nonexistent', which is not a parameter of the tool",
+    "REG-2": "in a cycle: outbound -> inbound -> outbound",
+    "REG-3": "also returns an InputRequiredResult",
+    "REG-4/union": "'destination' of 'book' has Elicit(...) buried",
+    "REG-4/list": "'destinations' of 'book' has Elicit(...) buried",
+    "REG-5": "declares it elicits <class 'int'>, but the parameter is annotated <class 'str'>",
+    "REG-6": "both elicited and filled by Depends(...)",
+    "REG-7": "takes 'ctx', which the framework injects only after elicitation",
+    "REG-8": "but its Elicit asks for <class 'str'>, which the parameter cannot hold",
+    "ERA-6": "a prompt has no channel to ask the user",
+}
+
+
+@pytest.mark.parametrize("case", list(REG_ERRORS))
 def test_reg_1_to_reg_8_era_6_wrong_wiring_fails_at_registration(case: str) -> None:
-    with pytest.raises(RegistrationError):
+    # The exact reason matters: a probe that fails for another reason proves nothing.
+    with pytest.raises(RegistrationError, match=re.escape(REG_ERRORS[case])):
         PROBES[case]()
+
+
+def test_every_failing_probe_has_its_reason() -> None:
+    assert set(REG_ERRORS) == {c for c in PROBES if not c.startswith("REG-9")}
 
 
 @pytest.mark.parametrize("case", [c for c in PROBES if c.startswith("REG-9")])

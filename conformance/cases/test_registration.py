@@ -11,9 +11,15 @@ from typing import Any
 
 import pytest
 
-from conformance.registration import CLEAR_ERRORS, MAY_RAISE, MUST_RAISE, MUST_REGISTER
+from conformance.registration import (
+    CLEAR_ERRORS,
+    MAY_RAISE,
+    MUST_RAISE,
+    MUST_REGISTER,
+    NAMED,
+)
 from conformance.target import Target
-from conformance.verdict import NotTestable
+from conformance.verdict import NotTestable, should
 
 
 def probe(target: Target, probe_id: str) -> Any:
@@ -30,16 +36,19 @@ def probe(target: Target, probe_id: str) -> Any:
     return probes[probe_id]
 
 
-def _params(probe_ids: tuple[str, ...]) -> list[Any]:
-    return [pytest.param(p, marks=pytest.mark.checks(p.split("/")[0]), id=p) for p in probe_ids]
+def _params(probe_ids: tuple[str, ...], *also: str) -> list[Any]:
+    return [pytest.param(p, marks=pytest.mark.checks(p.split("/")[0], *also), id=p) for p in probe_ids]
 
 
-@pytest.mark.parametrize("probe_id", _params(MUST_RAISE))
+@pytest.mark.parametrize("probe_id", _params(MUST_RAISE, "REG/clear"))
 def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -> None:
     register = probe(target, probe_id)
     with pytest.raises(CLEAR_ERRORS) as raised:
         register()
-    assert str(raised.value).strip(), "the registration error must say what is wrong"
+    message = str(raised.value)
+    assert message.strip(), "the registration error must say what is wrong"
+    for name in NAMED[probe_id]:
+        should(name in message, "REG/clear", f"{probe_id}: the error names {name!r}: {message!r}")
 
 
 @pytest.mark.parametrize("probe_id", _params(MUST_REGISTER))
