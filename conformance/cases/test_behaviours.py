@@ -60,7 +60,7 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
 
     run = await case.run("BAT-3", era, between_rounds=count)
     assert not run.failed, run.text
-    assert seen == [0], "the body ran before every question was answered"
+    assert seen and set(seen) == {0}, f"the body ran before every question was answered: {seen}"
     assert await case.body_runs(ref) == 1, "the body must run exactly once"
     case.assert_snapshot(snapshot)
 
@@ -96,7 +96,7 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.checks("RES-3")
+@pytest.mark.checks("RES-3", "BAT-3")
 @pytest.mark.revisions(MODERN)
 async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any, era: str) -> None:
     traveller = f"ada-{case.run_id}"
@@ -109,7 +109,8 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
 
         script = Script("book_profile", {"traveller": traveller}, answers)
         run = await drive(peer, "book_profile", {"traveller": traveller}, script, between_rounds=learn)
-    assert run.asked_params == [["date", "airport"]]
+    # Round order is BAT-4's business; here only which questions were asked.
+    assert sorted(p for r in run.asked_params for p in r) == ["airport", "date"], run.asked_params
     assert run.text == f"{traveller} from LHR on 2026-08-01", run.text
     case.assert_snapshot(snapshot)
 

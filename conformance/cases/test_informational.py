@@ -16,7 +16,8 @@ from conformance.wire import MODERN
 @pytest.mark.revisions(MODERN)
 async def test_info_key_naming_and_state_size(case: Case, era: str) -> None:
     run = await case.run("ORD-4", era)
-    # The facts are only worth recording from a call that went as ORD-4 says.
-    assert [[a.param for a in r] for r in run.rounds] == [["destination", "date"], ["proceed"]], run.text
+    # Whatever the rounds were (ORD-4 judges them), they are the facts; a
+    # target that never asks has none to report.
+    assert run.rounds, f"ORD-4 asked nothing: {run.text}"
     case.inform("INFO/keys", [[a.key for a in r] for r in run.rounds])
     case.inform("INFO/state-bytes", [len(state.encode()) for state in run.states])

@@ -21,12 +21,11 @@ CATALOG = catalog()
 def _checks(case_id: str, era: str) -> list[str]:
     """The requirement rows one scenario checks on one revision."""
     scenario = CATALOG["scenarios"][case_id]
-    questions = CATALOG["tools"][scenario["tool"]]["questions"]
     checks = [case_id.split("/")[0]]
     if era == MODERN and any(len(round_) > 1 for round_ in scenario["expect"]["rounds"]):
         checks.append("BAT-4")  # signature order within a round
-    if era != MODERN and any(set(q.get("needs", [])) & set(questions) for q in questions.values()):
-        checks.append("ORD-7")  # asked after what it quotes
+    if era != MODERN and scenario["expect"]["rounds"]:
+        checks.append("ORD-7")  # each question once, after what it quotes
     if scenario["expect"].get("error_should"):
         checks.append(f"{checks[0]}/clear")
     return checks
