@@ -1,0 +1,78 @@
+"""The suite's own verdict: every mutant in `fixtures/mutants/` is caught, each by
+exactly the cases it is meant to fail, and every MUST row kills some mutant.
+
+(That the reference fails no case is `tests/test_transports.py`.) Each mutant
+runs the whole suite in a child process, two at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conformance.requirements import Table
+from fixtures.mutants import Mutant, catalogue
+from tests.suite import SuiteRun, run
+
+MUTANTS = catalogue()
+_ENTRY = re.compile(r"^(?P<id>\*|[\w/-]+)(?:\[(?P<revision>[\d-]+)\])?$")
+
+
+def covers(entry: str, case: dict) -> bool:
+    match = _ENTRY.match(entry)
+    assert match, f"not a BREAKS entry: {entry!r}"
+    wanted_id, revision = match["id"], match["revision"]
+    return (wanted_id == "*" or wanted_id in case["checks"]) and revision in (None, case["revision"])
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
+    tmp = tmp_path_factory.mktemp("mutants")
+
+    def judge(mutant: Mutant) -> tuple[str, SuiteRun]:
+        options = [f"--server={mutant.server}", *(["--strict"] if mutant.strict else [])]
+        return mutant.name, run(tmp / mutant.name, *options)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield dict(pool.map(judge, MUTANTS))
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_mutant_fails_exactly_the_cases_it_breaks(verdicts: dict[str, SuiteRun], mutant: Mutant) -> None:
+    result = verdicts[mutant.name]
+    assert result.index["cases"], f"{mutant.name}: no report\n{result.output[-3000:]}"
+    failed = [case for case in result.index["cases"] if case["status"] != "pass"]
+    assert result.returncode == 1 and failed, f"{mutant.name} survived: {mutant.summary}"
+    assert {case["status"] for case in failed} == {"fail"}, [(c["nodeid"], c["status"]) for c in failed]
+    unrelated = [c["nodeid"] for c in failed if not any(covers(e, c) for e in mutant.breaks)]
+    assert not unrelated, f"{mutant.name} also fails cases it is not meant to: {unrelated}"
+    unproven = [e for e in mutant.breaks if not any(covers(e, c) for c in failed)]
+    assert not unproven, f"{mutant.name} is said to break {unproven}, but no such case failed"
+
+
+def test_every_must_row_kills_a_mutant() -> None:
+    table = Table.load()
+    musts = {r.id for r in table.rows.values() if r.level == "MUST" and not r.excluded}
+    named = {_ENTRY.match(e)["id"] for m in MUTANTS for e in m.breaks}
+    assert musts <= named, f"MUST rows no mutant breaks: {sorted(musts - named)}"
+    families = {row.split("-")[0] for row in musts}
+    assert families <= {row.split("-")[0] for row in named}
+
+
+def test_mutation_score(verdicts: dict[str, SuiteRun], capsys: pytest.CaptureFixture[str]) -> None:
+    killed = [name for name, result in verdicts.items() if result.returncode == 1]
+    score = len(killed) / len(MUTANTS)
+    with capsys.disabled():
+        print(f"\nmutation score: {len(killed)}/{len(MUTANTS)} mutants caught ({score:.0%})")
+    assert score == 1.0, sorted(set(verdicts) - set(killed))
+
+
+def test_each_mutant_says_what_it_breaks() -> None:
+    for mutant in MUTANTS:
+        # One line naming the behaviour, with the case it breaks in brackets.
+        assert re.search(r"\([A-Z]+-\d", mutant.summary) and mutant.breaks, mutant.name
+        assert Path("fixtures/mutants", f"{mutant.name}.py").exists()
