@@ -7,7 +7,8 @@ registers one tool (written in the target's own framework, as the probe id's
 brief case describes) on a fresh server and returns that tool's input schema.
 
 - `REG-1`..`REG-8` (and `REG-4/union`, `REG-4/list`): the wiring is wrong, so
-  the callable must raise (TypeError or ValueError, with a message). The
+  the callable must raise the framework's registration error, with a message
+  (any exception but the internal ones in `INTERNAL_ERRORS`). The
   message should name what is at fault, so each probe uses the names in
   `NAMED` below (REG-1: a resolver for `airport` taking `nonexistent`; REG-2:
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
@@ -17,7 +18,7 @@ brief case describes) on a fresh server and returns that tool's input schema.
   `REG-9/partial`: the wiring is right; the callable returns a schema without
   the elicited parameter `seat`.
 - `ERA-6`: a prompt with an `Elicit` parameter: it either registers (works) or
-  raises a TypeError/ValueError; any other exception is a leak.
+  raises a registration error; an internal exception is a leak.
 
 See `reference/registration_probes.py` for the reference's adapter.
 """
@@ -38,4 +39,14 @@ NAMED = {
     "REG-4/union": ("destination",), "REG-4/list": ("destinations",), "REG-5": ("airport",),
     "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
 }
-CLEAR_ERRORS = (TypeError, ValueError)
+#: Exceptions that mean a bug inside the framework, never a deliberate refusal.
+#: Any other exception with a message is the framework's registration error,
+#: whatever its class (the reference raises a TypeError, the MCP SDK its own).
+INTERNAL_ERRORS = (
+    LookupError, AttributeError, AssertionError, NameError, RecursionError, ArithmeticError,
+)
+
+
+def is_refusal(error: BaseException) -> bool:
+    """Whether `error` is a deliberate, explained registration error."""
+    return isinstance(error, Exception) and not isinstance(error, INTERNAL_ERRORS) and bool(str(error).strip())
