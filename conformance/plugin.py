@@ -295,7 +295,7 @@ class ConformanceRun:
         if self.report.problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.report_dir is not None and self.report.outcomes:
-            self.report.write(self.report_dir)
+            self.report.write(self.report_dir, order=list(self.table.rows))
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.report.outcomes and not self.report.problems:

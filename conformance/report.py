@@ -5,7 +5,8 @@
 - `index.json`: one row per case (case, revision, level, status, duration,
   transcript path, and why it did not pass);
 - `transcripts/<case>.jsonl`: the normalized wire transcript, one message a line;
-- `summary.md`: a table a person reads in a pull-request comment.
+- `summary.md`: a table a person reads in a pull-request comment;
+- `verdicts.md`: the same, one line per case ID with a column per revision.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Report:
                 out.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
         outcome.transcript = path.as_posix()
 
-    def write(self, directory: Path) -> None:
+    def write(self, directory: Path, order: list[str] | None = None) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         index = {
             "target": self.target,
@@ -86,6 +87,27 @@ class Report:
         }
         (directory / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
         (directory / "summary.md").write_text(self.markdown())
+        (directory / "verdicts.md").write_text(self.matrix(order))
+
+    def matrix(self, order: list[str] | None = None) -> str:
+        """Case ID x revision; a cell is the worst status of that case's tests.
+
+        `order` lists case IDs in the order to show them (the requirement
+        table's); others follow alphabetically.
+        """
+        columns = [*self.revisions, "n/a"]
+        cells: dict[tuple[str, str], str] = {}
+        for o in self.outcomes.values():
+            key = (o.case, o.revision or "n/a")
+            if key not in cells or STATUSES.index(o.status) < STATUSES.index(cells[key]):
+                cells[key] = o.status
+        rank = {case: i for i, case in enumerate(order or [])}
+        cases = sorted({case for case, _ in cells}, key=lambda c: (rank.get(c, len(rank)), c))
+        used = [c for c in columns if any((case, c) in cells for case in cases)]
+        lines = ["| Case | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
+        for case in cases:
+            lines.append(f"| {case} | " + " | ".join(cells.get((case, c), "") for c in used) + " |")
+        return "\n".join(lines) + "\n"
 
     def markdown(self) -> str:
         lines = [f"### {self.headline()}", ""]
