@@ -1,0 +1,25 @@
+"""The MCP SDK verdict table in docs/mcp-sdk.md is what the suite says today,
+and every case that does not pass is explained there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.suite import ROOT, run
+
+DOC = ROOT / "docs" / "mcp-sdk.md"
+
+
+def test_the_committed_verdict_table_is_current_and_explained(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", "--server=fixtures.peers.mcp_sdk:app")
+    assert result.returncode == 1 and result.index["cases"], result.output[-3000:]
+    fresh = (tmp_path / "run" / "report" / "verdicts.md").read_text()
+    doc = DOC.read_text()
+    committed = doc.split("<!-- verdicts:start -->\n", 1)[1].split("<!-- verdicts:end -->", 1)[0]
+    assert committed == fresh, "docs/mcp-sdk.md is stale: re-run its command and paste verdicts.md"
+    why = doc.split("## Why each case", 1)[1]
+    unexplained = {
+        row["case"] for row in result.index["cases"]
+        if row["status"] != "pass" and f"\n| {row['case']} |" not in why and f"\n| {row['case']} (" not in why
+    }
+    assert not unexplained, f"failures with no explanation in docs/mcp-sdk.md: {sorted(unexplained)}"
