@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from reference import DeclarativeFastMCP, Elicit
-from reference.records import from_environment
+from reference.records import from_environment, seal_from_environment
 
-app = DeclarativeFastMCP("elicit-reference")
+app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
 
 #: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3) and
 #: question copy per `ref` (DIG-1), shared by every process of one deployment.

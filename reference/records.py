@@ -1,4 +1,6 @@
-"""What the scenario app remembers between calls: body runs, question copy, profiles.
+"""What one deployment of the scenario app shares: its records and its seal key.
+
+Records: body runs, question copy, profiles.
 
 A client observes BAT-2 and SEC-* by asking how often a body ran, and changes
 the world between rounds (DIG-1, RES-3) through tools. Over stdio every
@@ -14,7 +16,11 @@ import os
 import sqlite3
 import threading
 
+from mcp.server.request_state import RequestStateSecurity
+
 ENV_VAR = "ELICIT_REFERENCE_RECORDS"
+#: Comma-separated seal secrets: the first seals, every one unseals (rotation).
+SEAL_VAR = "ELICIT_SEAL_KEYS"
 
 
 class Records:
@@ -49,3 +55,13 @@ class Records:
 
 def from_environment() -> Records:
     return Records(os.environ.get(ENV_VAR) or ":memory:")
+
+
+def seal_from_environment() -> RequestStateSecurity | None:
+    """The shared seal for `request_state`, or None for a key of this process only.
+
+    Every process that may receive a round of a call must unseal what another
+    sealed (SEC-4), so a multi-process deployment sets the same keys on each.
+    """
+    keys = [key for key in os.environ.get(SEAL_VAR, "").split(",") if key]
+    return RequestStateSecurity(keys=keys) if keys else None
