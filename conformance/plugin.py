@@ -242,6 +242,11 @@ class ConformanceRun:
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline {entry.label}: {entry.reason}"))
         return matched
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        # -k, -m and --revision leave cases out of the run, and so out of the report.
+        for item in items:
+            self.report.outcomes.pop(item.nodeid, None)
+
     # -- running: strict SHOULD, outcomes, transcripts --------------------------
 
     @pytest.hookimpl(wrapper=True)
