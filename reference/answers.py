@@ -8,6 +8,7 @@ wrapped `value` field, where they are both advertised and enforced (TYP-3).
 
 from __future__ import annotations
 
+import functools
 import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
@@ -41,7 +42,12 @@ class AnswerShape:
             AnswerRejected: `content` does not match the schema.
         """
         try:
-            return handle_elicit_accept(self.config, content).data
+            if self.config.is_raw or self.config.response_type is None:
+                return handle_elicit_accept(self.config, content).data
+            # What handle_elicit_accept does for a typed shape, without building
+            # an AcceptedElicitation per answer (a measurable share of a leg).
+            value = get_cached_typeadapter(self.config.response_type).validate_python(content)
+            return value.value if isinstance(value, ScalarElicitationType) else value
         except (ValidationError, ValueError, TypeError) as error:
             raise AnswerRejected(str(error)) from error
 
@@ -49,7 +55,24 @@ class AnswerShape:
 def shape_for(
     answer_type: Any, *, title: str | None = None, description: str | None = None
 ) -> AnswerShape:
-    """Build the shape for `answer_type`, as `ctx.elicit()` would."""
+    """The shape for `answer_type`, as `ctx.elicit()` would build it.
+
+    Building one generates a pydantic schema, which dominated the cost of a
+    leg (see docs/benchmarks.md), so shapes are built once per distinct type
+    and wording. A shape is never mutated after it is built.
+    """
+    try:
+        return _cached_shape(answer_type, title, description)
+    except TypeError:  # an unhashable annotation (some Field metadata) is built every time
+        return _build_shape(answer_type, title, description)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_shape(answer_type: Any, title: str | None, description: str | None) -> AnswerShape:
+    return _build_shape(answer_type, title, description)
+
+
+def _build_shape(answer_type: Any, title: str | None, description: str | None) -> AnswerShape:
     base, metadata = split_annotated(answer_type)
     if metadata and _is_scalar(base):
         # fastmcp only wraps bare scalars; an Annotated scalar would otherwise be

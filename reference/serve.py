@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import anyio.from_thread
 import anyio.to_thread
 import mcp_types
 from fastmcp import FastMCP
@@ -21,6 +23,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.context import Context
 from fastmcp.server.dependencies import get_context, resolve_dependencies
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from uncalled_for import get_dependency_parameters
 
 from reference.markers import Elicit
 from reference.questions import (
@@ -50,14 +53,19 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     async def tool(**kwargs: Any) -> Any:
         ctx = get_context()
+        # A sync body can share the worker thread of the leg's last sync resolver.
+        body = None if is_async else functools.partial(fn, **kwargs)
         try:
-            filled = await _fill(questions, kwargs, ctx)
+            filled = await _fill(questions, kwargs, ctx, body)
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         if isinstance(filled, mcp_types.InputRequiredResult):
             return filled  # the body does not run this leg (BAT-2)
-        call = functools.partial(fn, **kwargs, **filled)
-        result = await call() if is_async else await anyio.to_thread.run_sync(call)
+        if isinstance(filled, Ran):
+            result = filled.result
+        else:
+            call = functools.partial(fn, **kwargs, **filled)
+            result = await call() if is_async else await anyio.to_thread.run_sync(call)
         if isinstance(result, mcp_types.InputRequiredResult):
             raise ToolError(
                 "This tool declares Elicit(...) parameters and its body also "
@@ -79,16 +87,32 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
     return tool
 
 
+@dataclass(frozen=True)
+class Ran:
+    """The leg completed and the sync body already ran, in the same worker thread."""
+
+    result: Any
+
+
 async def _fill(
-    questions: tuple[Question, ...], kwargs: Mapping[str, Any], ctx: Context
-) -> dict[str, Any] | mcp_types.InputRequiredResult:
-    """Values for every question, or this leg's ask on a modern connection."""
+    questions: tuple[Question, ...],
+    kwargs: Mapping[str, Any],
+    ctx: Context,
+    body: Callable[..., Any] | None = None,
+) -> dict[str, Any] | Ran | mcp_types.InputRequiredResult:
+    """Values for every question, or this leg's ask on a modern connection.
+
+    `body` (a sync tool's body, arguments bound) may be run here, as `Ran`,
+    when the leg completes inside a worker thread anyway.
+    """
     rc = ctx.request_context
     if rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS:
         leg = Leg(
             questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {}
         )
-        outcome = await _run_leg(leg)
+        outcome = await _run_leg(leg, body)
+        if isinstance(outcome, Ran):
+            return outcome
         if isinstance(outcome, Complete):
             return outcome.values
         return mcp_types.InputRequiredResult(
@@ -129,10 +153,49 @@ async def _fill_in_process(
     )
 
 
-async def _run_leg(leg: Leg) -> Ask | Complete:
-    for question in leg.resolvers_to_run():
+async def _run_leg(leg: Leg, body: Callable[..., Any] | None = None) -> Ask | Complete | Ran:
+    pending = leg.resolvers_to_run()
+    for question in pending:
+        if _plain_sync(question):
+            # From the first plain sync resolver on, the leg (and a sync body, if
+            # it completes) runs in one worker thread: one hop per leg, as for a
+            # sync tool, instead of one per resolver plus one for the body.
+            return await anyio.to_thread.run_sync(_finish_in_thread, leg, question, pending, body)
         leg.decide(question, await _run_resolver(question, leg.inputs_for(question)))
     return leg.outcome()
+
+
+def _plain_sync(question: Question) -> bool:
+    resolver = question.resolver
+    return (
+        resolver is not None
+        and not inspect.iscoroutinefunction(resolver)
+        and not get_dependency_parameters(resolver)
+    )
+
+
+def _finish_in_thread(
+    leg: Leg, first: Question, pending: Iterator[Question], body: Callable[..., Any] | None
+) -> Ask | Complete | Ran:
+    question: Question | None = first
+    while question is not None:
+        if _plain_sync(question):
+            assert question.resolver is not None
+            decision = question.resolver(**leg.inputs_for(question))
+            if inspect.isawaitable(decision):
+                decision = anyio.from_thread.run(_awaited, decision)
+        else:
+            decision = anyio.from_thread.run(_run_resolver, question, leg.inputs_for(question))
+        leg.decide(question, decision)
+        question = next(pending, None)
+    outcome = leg.outcome()
+    if isinstance(outcome, Complete) and body is not None:
+        return Ran(body(**outcome.values))
+    return outcome
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 async def _run_resolver(question: Question, inputs: dict[str, Any]) -> Any:
