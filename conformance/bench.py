@@ -1,0 +1,257 @@
+"""Benchmarks, printed as one Markdown table: `python -m conformance.bench`.
+
+1. Rounds per modern scenario against the floor (the depth of the question
+   dependency graph): the reference, the MCP SDK peer, and a hand-written guard
+   asking one question per round (`fixtures/peers/hand_guard.py`).
+2. Server time per leg (median over many legs, measured by a server middleware
+   inside the request-state seal, so transport and sealing are left out): the
+   reference and the SDK peer against a hand-written guard asking the same
+   questions in the same rounds, as a ratio.
+3. `request_state` bytes a client carries after k answered questions.
+4. Wall time of the whole suite, both revisions, in-process and over HTTP.
+
+Timings are measured here and only here, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+from fastmcp.client.transports.memory import FastMCPTransport
+
+from conformance.driver import Script, catalog, drive, read_requests
+from conformance.local_server import LocalServer
+from conformance.wire import MODERN, Transcript, connect
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The goals the reference is held to (issue 7).
+RATIO_GOAL = 1.2
+BYTES_PER_ANSWER_GOAL = 100
+SUITE_GOAL_S = 20.0
+
+
+def floor(scenario: dict[str, Any]) -> int:
+    """Depth of the dependency graph of the questions this scenario asks."""
+    questions = catalog()["tools"][scenario["tool"]]["questions"]
+    asked = {q for round_ in scenario["expect"]["rounds"] for q in round_}
+    depth: dict[str, int] = {}
+
+    def of(name: str) -> int:
+        if name not in depth:
+            depth[name] = 1 + max((of(n) for n in questions[name].get("needs", []) if n in asked), default=0)
+        return depth[name]
+
+    return max((of(q) for q in asked), default=0)
+
+
+def _servers() -> dict[str, Any]:
+    from fixtures.peers import hand_guard, mcp_sdk
+    from reference.app import app
+
+    return {"reference": app, "MCP SDK peer": mcp_sdk.app,
+            "hand guard, one a round": hand_guard.one_at_a_time, "hand guard, batched": hand_guard.batched}
+
+
+async def _unused(params: Any) -> Any:
+    raise AssertionError("a modern call never sends elicitation/create")
+
+
+def _connect(server: Any) -> Any:
+    # The client declares elicitation, as one that answers InputRequiredResults does.
+    return connect(FastMCPTransport(server), MODERN, Transcript(), _unused)
+
+
+async def _rounds(server: Any, scenario: dict[str, Any]) -> int | None:
+    async with _connect(server) as peer:
+        listed = await peer.request("tools/list", {})
+        if scenario["tool"] not in {t["name"] for t in listed["tools"]}:
+            return None
+        script = Script(scenario["tool"], scenario["arguments"], scenario["answers"])
+        return len((await drive(peer, scenario["tool"], scenario["arguments"], script)).rounds)
+
+
+# -- server time per leg ---------------------------------------------------------
+
+
+class LegTimer:
+    """A server middleware timing each tools/call leg inside the seal."""
+
+    def __init__(self) -> None:
+        self.label = ""
+        self.samples: dict[str, list[float]] = {}
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        started = time.perf_counter()
+        try:
+            return await call_next(ctx)
+        finally:
+            self.samples.setdefault(self.label, []).append(time.perf_counter() - started)
+
+
+def _middleware(server: Any) -> list[Any]:
+    # MCPServer exposes its middleware; fastmcp keeps the same list on its low-level server.
+    return server.middleware if hasattr(server, "middleware") and isinstance(server.middleware, list) \
+        else server._mcp_server.middleware
+
+
+async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str, dict[str, float]]:
+    """Median server time of each leg of `tool`, per server.
+
+    The servers take turns call by call, so drift in the machine's speed
+    falls on all of them alike.
+    """
+    timers = {name: LegTimer() for name in servers}
+    for name, server in servers.items():
+        _middleware(server).append(timers[name])
+    scenario = next(s for s in catalog()["scenarios"].values() if s["tool"] == tool)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            peers = {name: await stack.enter_async_context(_connect(server)) for name, server in servers.items()}
+            for number in range(calls):
+                for name, peer in peers.items():
+                    await _one_call(peer, timers[name], tool, scenario, f"bench-{name}-{number}")
+    finally:
+        for name, server in servers.items():
+            _middleware(server).remove(timers[name])
+    return {name: {leg: statistics.median(v) for leg, v in sorted(t.samples.items())} for name, t in timers.items()}
+
+
+async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: dict[str, Any], ref: str) -> None:
+    arguments = {**scenario["arguments"], **({"ref": ref} if "ref" in scenario["arguments"] else {})}
+    script = Script(tool, arguments, scenario["answers"])
+    params: dict[str, Any] = {}
+    for leg in range(8):
+        timer.label = f"leg {leg + 1}"
+        result = await peer.call_tool(tool, arguments, **params)
+        if result.get("resultType") != "input_required":
+            return
+        asked = read_requests(result, script)
+        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, "requestState": result["requestState"]}
+
+
+# -- request_state size ------------------------------------------------------------
+
+
+def _state_tool(k: int) -> Any:
+    """A reference tool with k questions, then one confirmation quoting all of them."""
+    from reference import Elicit
+
+    names = [f"q{i}" for i in range(k)]
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Elicit": Elicit}
+    exec(  # noqa: S102 - a benchmark builds signatures of any width
+        f"def confirm_all({', '.join(f'{n}: str' for n in names)}) -> Elicit[bool]:\n"
+        f"    return Elicit('Book with ' + ', '.join([{', '.join(names)}]) + '?', response_type=bool)\n"
+        f"def book_{k}({', '.join(f'{n}: Annotated[str, Elicit({chr(39)}Question {n}?{chr(39)})]' for n in names)},"
+        f" proceed: Annotated[bool, Elicit(confirm_all)]) -> str:\n    return 'ok'\n",
+        namespace,
+    )
+    return namespace[f"book_{k}"]
+
+
+async def _state_bytes(ks: list[int]) -> dict[int, int]:
+    from reference import DeclarativeFastMCP
+
+    server = DeclarativeFastMCP("bench-state")
+    for k in ks:
+        server.tool(_state_tool(k))
+    sizes = {}
+    async with _connect(server) as peer:
+        for k in ks:
+            first = await peer.call_tool(f"book_{k}", {})
+            replies = {key: {"action": "accept", "content": {"value": "Paris-CDG"}} for key in first["inputRequests"]}
+            second = await peer.call_tool(f"book_{k}", {}, inputResponses=replies, requestState=first["requestState"])
+            sizes[k] = len(second["requestState"].encode())
+    return sizes
+
+
+# -- suite wall time ---------------------------------------------------------------
+
+
+def _suite_seconds(*options: str) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider", *options],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    return time.perf_counter() - started, done.returncode
+
+
+# -- the table ----------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m conformance.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="calls per server for leg timings")
+    parser.add_argument("--no-suite", action="store_true", help="skip the suite wall-time rows")
+    args = parser.parse_args(argv)
+    servers = _servers()
+    rows: list[tuple[str, ...]] = []
+    header = ("Measure", "reference", "MCP SDK peer", "hand guard", "goal", "met")
+
+    scenarios = {k: s for k, s in catalog()["scenarios"].items() if s["expect"]["rounds"] or k.startswith("RES-1")}
+    for case_id, scenario in scenarios.items():
+        low = floor(scenario)
+        counts = {name: anyio.run(_rounds, server, scenario) for name, server in servers.items()}
+        ref = counts["reference"]
+        rows.append((f"rounds {case_id} (floor {low})", str(ref), _n(counts["MCP SDK peer"]),
+                     _n(counts["hand guard, one a round"]), "= floor", _yes(ref == low)))
+
+    timed_servers = {name: servers[name] for name in ("hand guard, batched", "reference", "MCP SDK peer")}
+    for tool in ("book_trip", "book_confirmed"):
+        timed = anyio.run(_time_legs, timed_servers, tool, args.calls)
+        guard = timed["hand guard, batched"]
+        for leg, seconds in timed["reference"].items():
+            ratio, sdk = seconds / guard[leg], timed["MCP SDK peer"][leg]
+            rows.append((
+                f"{tool} {leg}: server µs, median (x batched hand guard)",
+                f"{seconds * 1e6:.0f} ({ratio:.2f}x)", f"{sdk * 1e6:.0f} ({sdk / guard[leg]:.2f}x)",
+                f"{guard[leg] * 1e6:.0f}", f"<= {RATIO_GOAL}x", _yes(ratio <= RATIO_GOAL),
+            ))
+
+    ks = [1, 2, 4, 8, 16, 32]
+    sizes = anyio.run(_state_bytes, ks)
+    slope = (sizes[32] - sizes[1]) / 31
+    worst = max(abs(sizes[k] - (sizes[1] + slope * (k - 1))) / sizes[k] for k in ks)
+    rows.append(("request_state bytes after k = " + ", ".join(map(str, ks)) + " answers",
+                 ", ".join(str(sizes[k]) for k in ks), "", "", "linear", _yes(worst < 0.05)))
+    rows.append(("request_state bytes per answered question (slope)", f"{slope:.0f}", "", "",
+                 f"<= ~{BYTES_PER_ANSWER_GOAL}", _yes(slope <= BYTES_PER_ANSWER_GOAL)))
+
+    if not args.no_suite:
+        seconds, code = _suite_seconds()
+        rows.append(("whole suite, both revisions, in-process (s)", f"{seconds:.1f} (exit {code})", "", "",
+                     f"<= {SUITE_GOAL_S:.0f}", _yes(seconds <= SUITE_GOAL_S and code == 0)))
+        with LocalServer("reference.asgi:asgi") as server:
+            seconds, code = _suite_seconds(f"--server={server.url}")
+        rows.append(("whole suite, both revisions, over HTTP (s)", f"{seconds:.1f} (exit {code})", "", "", "", ""))
+
+    print(f"elicit-conformance benchmarks, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}\n")
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def _n(value: int | None) -> str:
+    return "n/a" if value is None else str(value)
+
+
+def _yes(ok: bool) -> str:
+    return "yes" if ok else "**no**"
+
+
+if __name__ == "__main__":
+    main()

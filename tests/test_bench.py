@@ -1,0 +1,28 @@
+"""The benchmark script runs and reports what it measures (its numbers are not judged here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import bench
+from conformance.driver import catalog
+
+
+def test_floor_is_the_depth_of_the_question_graph() -> None:
+    scenarios = catalog()["scenarios"]
+    assert bench.floor(scenarios["ORD-5"]) == 3
+    assert bench.floor(scenarios["ORD-4"]) == 2
+    assert bench.floor(scenarios["BAT-3"]) == 1
+    assert bench.floor(scenarios["RES-1"]) == 0
+
+
+def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--calls", "3", "--no-suite"])
+    table = capsys.readouterr().out
+    assert table.startswith("elicit-conformance benchmarks, ")
+    rounds = [line for line in table.splitlines() if line.startswith("| rounds ")]
+    assert len(rounds) == len([s for s in catalog()["scenarios"].values() if s["expect"]["rounds"]]) + 1
+    # Rounds are counts, not timings: the reference asks at the floor on every scenario.
+    assert all(line.split(" | ")[1] == line.split("(floor ")[1].split(")")[0] for line in rounds)
+    assert table.count("server µs, median") == 5
+    assert "request_state bytes after k = 1, 2, 4, 8, 16, 32 answers" in table
