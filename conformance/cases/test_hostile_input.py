@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from conformance.case import Case
 from conformance.driver import Script, read_requests
-from conformance.verdict import should
+from conformance.verdict import NotTestable, should
 from conformance.wire import MODERN, Peer, RpcError, Transcript, connect
 
 PROFILES = {
@@ -191,6 +191,9 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
     tally = Tally()
     with anyio.from_thread.start_blocking_portal() as portal:
         tools = portal.call(case.tools)
+        for needed in (TOOL, "book_trip", "body_runs"):
+            if needed not in tools:
+                raise NotTestable(f"the target has no tool {needed!r}")
         # One connection for every example: a stdio target is one process, not thousands.
         # It declares elicitation, as a client answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
