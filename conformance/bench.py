@@ -102,9 +102,14 @@ class LegTimer:
 
 
 def _middleware(server: Any) -> list[Any]:
-    # MCPServer exposes its middleware; fastmcp keeps the same list on its low-level server.
-    return server.middleware if hasattr(server, "middleware") and isinstance(server.middleware, list) \
-        else server._mcp_server.middleware
+    """The SDK's low-level middleware list (innermost last) for either kind of server.
+
+    MCPServer exposes it; fastmcp keeps it on its low-level server. `FastMCP.middleware`
+    is fastmcp's own list, a layer further in: timing there would not compare.
+    """
+    from mcp.server.mcpserver import MCPServer
+
+    return server.middleware if isinstance(server, MCPServer) else server._mcp_server.middleware  # noqa: SLF001
 
 
 async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str, dict[str, float]]:
