@@ -109,7 +109,7 @@ def _middleware(server: Any) -> list[Any]:
     """
     from mcp.server.mcpserver import MCPServer
 
-    return server.middleware if isinstance(server, MCPServer) else server._mcp_server.middleware  # noqa: SLF001
+    return server.middleware if isinstance(server, MCPServer) else server._mcp_server.middleware
 
 
 async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str, dict[str, float]]:

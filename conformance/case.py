@@ -106,11 +106,7 @@ class Case:
 
     async def body_runs(self, ref: str) -> int:
         async with self.peer(MODERN) as peer:
-            result = await peer.call_tool("body_runs", {"ref": ref})
-        structured = result.get("structuredContent") or {}
-        if "result" in structured:
-            return int(structured["result"])
-        return int(result["content"][0]["text"])
+            return body_run_count(await peer.call_tool("body_runs", {"ref": ref}))
 
     def rendered(self) -> str:
         return render(normalize(self.transcript, {self.run_id: "<run>"}))
@@ -119,6 +115,14 @@ class Case:
         """Golden transcripts are the reference's; other targets' differ by design."""
         if self.golden:
             assert self.rendered() == snapshot.use_extension(TranscriptSnapshot)
+
+
+def body_run_count(result: dict[str, Any]) -> int:
+    """The count a `body_runs` call returned, structured or as text."""
+    structured = result.get("structuredContent") or {}
+    if "result" in structured:
+        return int(structured["result"])
+    return int(result["content"][0]["text"])
 
 
 def _first(group: BaseExceptionGroup) -> BaseException:

@@ -11,6 +11,10 @@ from tests.suite import ROOT, run
 
 BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
 NO_DIGEST = "--server=fixtures.mutants.no_digest:app"
+HOSTILE = (
+    "conformance/cases/test_hostile_input.py::"
+    "test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body[2026-07-28]"
+)
 DIG_1 = "conformance/cases/test_behaviours.py::test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped[2026-07-28]"
 
 
@@ -63,8 +67,7 @@ def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
         f"conformance/cases/test_scenarios.py::test_scenario[{case}-{revision}]"
         for case in ("TYP-3", "TYP-4") for revision in ("2026-07-28", "2025-11-25")
     } | {  # its generated wrong-type answers get the same vague refusal (SEC-3/clear)
-        "conformance/cases/test_hostile_input.py::"
-        "test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body[2026-07-28]"
+        HOSTILE,
     }
 
 

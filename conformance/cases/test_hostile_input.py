@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.case import Case
+from conformance.case import Case, body_run_count
 from conformance.driver import Script, read_requests
 from conformance.verdict import NotTestable, should
 from conformance.wire import MODERN, Peer, RpcError, Transcript, connect
@@ -166,8 +166,7 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         params = {"inputResponses": replies}
         if state is not None:
             params["requestState"] = state
-    runs = await _request(peer, "body_runs", {"ref": ref})
-    ran = int((runs.get("structuredContent") or {}).get("result", (runs.get("content") or [{}])[0].get("text", 0)))
+    ran = body_run_count(await _request(peer, "body_runs", {"ref": ref}))
     text = "\n".join(b.get("text", "") for b in outcome.get("content") or [] if isinstance(b, dict))
     if outcome.get("resultType") == "input_required":
         verdict = "still asking"

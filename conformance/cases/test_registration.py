@@ -36,20 +36,26 @@ def probe(target: Target, probe_id: str) -> Any:
     return probes[probe_id]
 
 
+def _attempt(register: Any, what: str) -> Exception | None:
+    """Register; the deliberate refusal if there was one. An internal error leaking is a failure."""
+    try:
+        register()
+    except Exception as error:  # noqa: BLE001 - which exception is the verdict
+        assert is_refusal(error), f"{what} leaked {type(error).__name__}: {error}"
+        return error
+    return None
+
+
 def _params(probe_ids: tuple[str, ...], *also: str) -> list[Any]:
     return [pytest.param(p, marks=pytest.mark.checks(p.split("/")[0], *also), id=p) for p in probe_ids]
 
 
 @pytest.mark.parametrize("probe_id", _params(MUST_RAISE, "REG/clear"))
 def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -> None:
-    register = probe(target, probe_id)
-    try:
-        register()
-    except Exception as error:  # noqa: BLE001 - which exception is the verdict
-        assert is_refusal(error), f"{probe_id} leaked {type(error).__name__}: {error}"
-        message = str(error)
-    else:
+    refusal = _attempt(probe(target, probe_id), probe_id)
+    if refusal is None:
         pytest.fail(f"{probe_id}: the wrong wiring registered without an error")
+    message = str(refusal)
     for name in NAMED[probe_id]:
         should(name in message, "REG/clear", f"{probe_id}: the error names {name!r}: {message!r}")
 
@@ -63,8 +69,4 @@ def test_reg_9_equivalent_spellings_register_and_hide_the_parameter(target: Targ
 
 @pytest.mark.parametrize("probe_id", _params(MAY_RAISE))
 def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, probe_id: str) -> None:
-    register = probe(target, probe_id)
-    try:
-        register()
-    except Exception as error:  # noqa: BLE001 - which exception is the verdict
-        assert is_refusal(error), f"registering a prompt with Elicit leaked {type(error).__name__}: {error}"
+    _attempt(probe(target, probe_id), "registering a prompt with Elicit")
