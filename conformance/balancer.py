@@ -1,7 +1,7 @@
 """A round-robin HTTP balancer: the smallest deployment that tests stateless continuation.
 
 Run it in front of several server processes (`ELICIT_BACKENDS="http://127.0.0.1:8001
-http://127.0.0.1:8002"`, then `uvicorn conformance.balancer:asgi`) and point the suite
+http://127.0.0.1:8002"`, then `uvicorn elicit_conformance.balancer:asgi`) and point the suite
 at it. Each request without an `Mcp-Session-Id` goes to the next backend in turn, so
 consecutive rounds of one modern call land on different processes (SEC-4): that works
 only if every process unseals what another sealed, i.e. they share the seal key.

@@ -1,4 +1,4 @@
-"""Benchmarks, printed as one Markdown table: `python -m conformance.bench`.
+"""Benchmarks, printed as one Markdown table: `python -m elicit_conformance.bench`.
 
 1. Rounds per modern scenario against the floor (the depth of the question
    dependency graph): the reference, the MCP SDK peer, and a hand-written guard
@@ -30,9 +30,9 @@ from typing import Annotated, Any
 import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
-from conformance.driver import Script, catalog, drive, read_requests
-from conformance.local_server import LocalServer
-from conformance.wire import MODERN, Transcript, connect
+from elicit_conformance.driver import Script, catalog, drive, read_requests
+from elicit_conformance.local_server import LocalServer
+from elicit_conformance.wire import MODERN, Transcript, connect
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The goals the reference is held to (issue 7).
@@ -56,8 +56,8 @@ def floor(scenario: dict[str, Any]) -> int:
 
 
 def _servers() -> dict[str, Any]:
-    from fixtures.peers import hand_guard, mcp_sdk
-    from reference.app import app
+    from elicit_conformance.fixtures.peers import hand_guard, mcp_sdk
+    from elicit_conformance.reference.app import app
 
     return {"reference": app, "MCP SDK peer": mcp_sdk.app,
             "hand guard, one a round": hand_guard.one_at_a_time, "hand guard, batched": hand_guard.batched}
@@ -152,7 +152,7 @@ async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: dict[str, A
 
 def _state_tool(k: int) -> Any:
     """A reference tool with k questions, then one confirmation quoting all of them."""
-    from reference import Elicit
+    from elicit_conformance.reference import Elicit
 
     names = [f"q{i}" for i in range(k)]
     namespace: dict[str, Any] = {"Annotated": Annotated, "Elicit": Elicit}
@@ -167,7 +167,7 @@ def _state_tool(k: int) -> Any:
 
 
 async def _state_bytes(ks: list[int]) -> dict[int, int]:
-    from reference import DeclarativeFastMCP
+    from elicit_conformance.reference import DeclarativeFastMCP
 
     server = DeclarativeFastMCP("bench-state")
     for k in ks:
@@ -198,7 +198,7 @@ def _suite_seconds(*options: str) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m conformance.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls per server for leg timings")
     parser.add_argument("--no-suite", action="store_true", help="skip the suite wall-time rows")
     args = parser.parse_args(argv)
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
         seconds, code = _suite_seconds()
         rows.append(("whole suite, both revisions, in-process (s)", f"{seconds:.1f} (exit {code})", "", "",
                      f"<= {SUITE_GOAL_S:.0f}", _yes(seconds <= SUITE_GOAL_S and code == 0)))
-        with LocalServer("reference.asgi:asgi") as server:
+        with LocalServer("elicit_conformance.reference.asgi:asgi") as server:
             seconds, code = _suite_seconds(f"--server={server.url}")
         rows.append(("whole suite, both revisions, over HTTP (s)", f"{seconds:.1f} (exit {code})", "", "", "", ""))
 

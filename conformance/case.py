@@ -11,12 +11,12 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from conformance.driver import Run, Script, catalog, drive, in_process_answerer
-from conformance.normalize import normalize, render
-from conformance.snapshot import TranscriptSnapshot
-from conformance.target import Target
-from conformance.verdict import NotTestable
-from conformance.wire import HANDSHAKE, MODERN, Peer, RpcError, Transcript, connect
+from elicit_conformance.driver import Run, Script, catalog, drive, in_process_answerer
+from elicit_conformance.normalize import normalize, render
+from elicit_conformance.snapshot import TranscriptSnapshot
+from elicit_conformance.target import Target
+from elicit_conformance.verdict import NotTestable
+from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError, Transcript, connect
 
 
 class Case:

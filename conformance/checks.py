@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.driver import Run, catalog
-from conformance.verdict import should
-from conformance.wire import MODERN
+from elicit_conformance.driver import Run, catalog
+from elicit_conformance.verdict import should
+from elicit_conformance.wire import MODERN
 
 
 def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:

@@ -16,14 +16,14 @@ from typing import Any
 
 import mcp_types
 
-from conformance.wire import MODERN, Peer, RpcError
+from elicit_conformance.wire import MODERN, Peer, RpcError
 
 #: A modern call that has not finished after this many rounds never will.
 MAX_ROUNDS = 8
 
 
 def catalog() -> dict[str, Any]:
-    return json.loads(resources.files("fixtures").joinpath("scenarios.json").read_text())
+    return json.loads(resources.files("elicit_conformance.fixtures").joinpath("scenarios.json").read_text())
 
 
 @dataclass(frozen=True)

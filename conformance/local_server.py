@@ -26,7 +26,7 @@ class ServerFailed(Exception):
 
 
 class LocalServer:
-    """`with LocalServer("reference.asgi:asgi") as server:` then use `server.url`."""
+    """`with LocalServer("elicit_conformance.reference.asgi:asgi") as server:` then use `server.url`."""
 
     def __init__(
         self, app: str, *, env: Mapping[str, str] | None = None, log: Path | None = None

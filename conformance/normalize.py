@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.wire import Transcript
+from elicit_conformance.wire import Transcript
 
 _VERSION_KEYS = {"version"}
 

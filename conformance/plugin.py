@@ -16,22 +16,22 @@ from pathlib import Path
 
 import pytest
 
-import conformance.cases
-from conformance import baseline as baseline_module
-from conformance import snapshot as snapshot_module
-from conformance.case import Case
-from conformance.normalize import normalize
-from conformance.report import Outcome, Report
-from conformance.requirements import Table, TableError
-from conformance.target import (
+import elicit_conformance.cases
+from elicit_conformance import baseline as baseline_module
+from elicit_conformance import snapshot as snapshot_module
+from elicit_conformance.case import Case
+from elicit_conformance.normalize import normalize
+from elicit_conformance.report import Outcome, Report
+from elicit_conformance.requirements import Table, TableError
+from elicit_conformance.target import (
     DEFAULT_SPEC,
     Target,
     TargetError,
     command_target,
     load_target,
 )
-from conformance.verdict import NotTestable, ShouldNotMet
-from conformance.wire import ERAS
+from elicit_conformance.verdict import NotTestable, ShouldNotMet
+from elicit_conformance.wire import ERAS
 
 ENV_VAR = "ELICIT_SERVER"
 ALL = "all"
@@ -164,7 +164,7 @@ def _revision(item: pytest.Item) -> str | None:
 
 def _whole_suite(items: list[pytest.Item]) -> bool:
     """Row coverage and stale entries are judged only when every case module is collected."""
-    modules = set(Path(conformance.cases.__file__).parent.glob("test_*.py"))
+    modules = set(Path(elicit_conformance.cases.__file__).parent.glob("test_*.py"))
     return modules <= {Path(item.path) for item in items}
 
 

@@ -40,7 +40,7 @@ class Table:
     def load(cls, path: Path | None = None) -> Table:
         """The packaged table, or the one at `path`."""
         if path is None:
-            text = resources.files("conformance").joinpath("requirements.toml").read_text()
+            text = resources.files("elicit_conformance").joinpath("requirements.toml").read_text()
         else:
             text = path.read_text()
         rows = []

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from fastmcp.client.transports.base import ClientTransport
 
-DEFAULT_SPEC = "reference.app:app"
+DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
 Kind = Literal["module", "url", "command"]
 

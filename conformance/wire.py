@@ -19,7 +19,7 @@ from fastmcp.client.transports.base import ClientTransport, TransportOptions
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from conformance.verdict import NotTestable
+from elicit_conformance.verdict import NotTestable
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"

@@ -2,7 +2,7 @@
 
 ```python
 from typing import Annotated
-from reference import DeclarativeFastMCP, Elicit
+from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 
 mcp = DeclarativeFastMCP("booking")
 
@@ -16,8 +16,8 @@ registration), `answers` (schemas and validation), `rounds` (the sans-IO
 engine), `serve` (fastmcp glue for both eras), `app` (the scenario tools).
 """
 
-from reference.markers import Elicit
-from reference.questions import RegistrationError
-from reference.serve import DeclarativeFastMCP, declared
+from elicit_conformance.reference.markers import Elicit
+from elicit_conformance.reference.questions import RegistrationError
+from elicit_conformance.reference.serve import DeclarativeFastMCP, declared
 
 __all__ = ["DeclarativeFastMCP", "Elicit", "RegistrationError", "declared"]

@@ -1,6 +1,6 @@
-"""`python -m reference` serves the reference app over stdio, one client per process."""
+"""`python -m elicit_conformance.reference` serves the reference app over stdio, one client per process."""
 
-from reference.app import app
+from elicit_conformance.reference.app import app
 
 if __name__ == "__main__":
     app.run("stdio", show_banner=False)

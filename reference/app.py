@@ -18,8 +18,8 @@ from fastmcp.dependencies import Depends
 from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
-from reference import DeclarativeFastMCP, Elicit
-from reference.records import from_environment, seal_from_environment
+from elicit_conformance.reference import DeclarativeFastMCP, Elicit
+from elicit_conformance.reference.records import from_environment, seal_from_environment
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
 
@@ -306,7 +306,7 @@ async def guard_by_hand(ctx: Context) -> str | mcp_types.InputRequiredResult:
 
 
 def registration() -> dict[str, Any]:
-    """The REG adapter: see `conformance.registration` for the contract."""
-    from reference.registration_probes import PROBES
+    """The REG adapter: see `elicit_conformance.registration` for the contract."""
+    from elicit_conformance.reference.registration_probes import PROBES
 
     return PROBES

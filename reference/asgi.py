@@ -1,5 +1,5 @@
-"""The reference app over streamable HTTP: `uvicorn reference.asgi:asgi` serves it at `/mcp`."""
+"""The reference app over streamable HTTP: `uvicorn elicit_conformance.reference.asgi:asgi` serves it at `/mcp`."""
 
-from reference.app import app
+from elicit_conformance.reference.app import app
 
 asgi = app.http_app()

@@ -18,8 +18,8 @@ from typing import Annotated, Any, get_args, get_origin
 import mcp_types
 from uncalled_for import Dependency, get_dependency_parameters
 
-from reference.answers import split_annotated
-from reference.markers import Elicit
+from elicit_conformance.reference.answers import split_annotated
+from elicit_conformance.reference.markers import Elicit
 
 
 class RegistrationError(TypeError):

@@ -14,7 +14,7 @@ from typing_extensions import TypeAliasType
 
 from fastmcp.tools.function_tool import FunctionTool
 
-from reference import DeclarativeFastMCP, Elicit, declared
+from elicit_conformance.reference import DeclarativeFastMCP, Elicit, declared
 
 
 def _schema_of(fn: Callable[..., Any], **kwargs: Any) -> dict[str, Any]:

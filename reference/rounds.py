@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 import mcp_types
 
-from reference.answers import AnswerRejected, AnswerShape, fits, shape_for
-from reference.markers import Elicit
-from reference.questions import Question
+from elicit_conformance.reference.answers import AnswerRejected, AnswerShape, fits, shape_for
+from elicit_conformance.reference.markers import Elicit
+from elicit_conformance.reference.questions import Question
 
 #: Bumped whenever the `State` layout changes. State of another version is
 #: "no progress" (DIG-3): mid-rollout calls re-ask instead of misreading it.

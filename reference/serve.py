@@ -25,8 +25,8 @@ from fastmcp.server.dependencies import get_context, resolve_dependencies
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from uncalled_for import get_dependency_parameters
 
-from reference.markers import Elicit
-from reference.questions import (
+from elicit_conformance.reference.markers import Elicit
+from elicit_conformance.reference.questions import (
     Question,
     RegistrationError,
     annotations_of,
@@ -34,7 +34,7 @@ from reference.questions import (
     read_questions,
     unpartial,
 )
-from reference.rounds import Ask, Complete, ElicitationFailed, Leg, State
+from elicit_conformance.reference.rounds import Ask, Complete, ElicitationFailed, Leg, State
 
 
 def declared(fn: Callable[..., Any]) -> Callable[..., Any]:

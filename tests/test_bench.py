@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import bench
-from conformance.driver import catalog
+from elicit_conformance import bench
+from elicit_conformance.driver import catalog
 
 
 def test_floor_is_the_depth_of_the_question_graph() -> None:

@@ -4,7 +4,7 @@ from functools import cache
 
 import pytest
 
-from conformance.driver import catalog
+from elicit_conformance.driver import catalog
 
 CATALOG = catalog()
 

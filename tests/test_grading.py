@@ -10,7 +10,7 @@ import pytest
 from tests.suite import ROOT, run
 
 BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
-NO_DIGEST = "--server=fixtures.mutants.no_digest:app"
+NO_DIGEST = "--server=elicit_conformance.fixtures.mutants.no_digest:app"
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
     "test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body[2026-07-28]"
@@ -56,7 +56,7 @@ def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path, line: str, says
 
 
 def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
-    vague = "--server=fixtures.mutants.vague_errors:app"
+    vague = "--server=elicit_conformance.fixtures.mutants.vague_errors:app"
     lenient = run(tmp_path / "lenient", vague)
     assert lenient.returncode == 0, lenient.output[-3000:]
     assert "SHOULD not met: TYP-4/clear SHOULD: the error names 'destination'" in lenient.output

@@ -11,7 +11,7 @@ DOC = ROOT / "docs" / "mcp-sdk.md"
 
 
 def test_the_committed_verdict_table_is_current_and_explained(tmp_path: Path) -> None:
-    result = run(tmp_path / "run", "--server=fixtures.peers.mcp_sdk:app")
+    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.peers.mcp_sdk:app")
     assert result.returncode == 1 and result.index["cases"], result.output[-3000:]
     fresh = (tmp_path / "run" / "report" / "verdicts.md").read_text()
     doc = DOC.read_text()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.requirements import Table
-from fixtures.mutants import Mutant, catalogue
+from elicit_conformance.requirements import Table
+from elicit_conformance.fixtures.mutants import Mutant, catalogue
 from tests.suite import SuiteRun, run
 
 MUTANTS = catalogue()

@@ -18,11 +18,11 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware.middleware import Middleware
 from fastmcp.tools.base import InputRequiredToolResult
 
-from reference import DeclarativeFastMCP, Elicit, RegistrationError
-from reference.app import airport_unless_obvious, confirm, which_airport
-from reference.questions import read_questions
-from reference.registration_probes import PROBES
-from reference.rounds import STATE_VERSION, Ask, Complete, ElicitationFailed, Leg, State
+from elicit_conformance.reference import DeclarativeFastMCP, Elicit, RegistrationError
+from elicit_conformance.reference.app import airport_unless_obvious, confirm, which_airport
+from elicit_conformance.reference.questions import read_questions
+from elicit_conformance.reference.registration_probes import PROBES
+from elicit_conformance.reference.rounds import STATE_VERSION, Ask, Complete, ElicitationFailed, Leg, State
 
 MODES = ["auto", "legacy"]
 
@@ -299,7 +299,7 @@ async def test_res_3_resolver_value_on_a_later_round_beats_the_echoed_answer() -
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_res_4_explicit_response_type_sets_the_schema(mode: str) -> None:
-    from reference.app import Airport, pick_airport
+    from elicit_conformance.reference.app import Airport, pick_airport
 
     mcp, _ = server()
     schemas: list[dict[str, Any]] = []
@@ -319,7 +319,7 @@ async def test_res_4_explicit_response_type_sets_the_schema(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_res_5_resolver_resolves_its_own_depends(mode: str) -> None:
-    from reference.app import styled_seat
+    from elicit_conformance.reference.app import styled_seat
 
     mcp, _ = server()
     asked: list[str] = []
@@ -365,12 +365,12 @@ async def test_res_6_async_resolvers_work_and_sync_ones_leave_the_event_loop(mod
     ids=["RES-7", "RES-8"],
 )
 async def test_res_7_res_8_broken_resolvers_fail_clearly(mode: str, resolver: str, error: str) -> None:
-    import reference.app
+    import elicit_conformance.reference.app
 
     mcp, _ = server()
 
     @mcp.tool
-    def book(airport: Annotated[str, Elicit(getattr(reference.app, resolver))]) -> str:
+    def book(airport: Annotated[str, Elicit(getattr(elicit_conformance.reference.app, resolver))]) -> str:
         return airport
 
     with pytest.raises(ToolError, match=error):
@@ -480,7 +480,7 @@ def test_typ_3_typ_4_typ_5_answers_are_checked_by_the_server_too() -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_typ_1_typ_2_natural_schemas(mode: str) -> None:
-    from reference.app import app
+    from elicit_conformance.reference.app import app
 
     seen: dict[str, dict[str, Any]] = {}
 

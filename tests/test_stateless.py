@@ -20,14 +20,14 @@ from typing import Any
 import anyio
 import pytest
 
-from conformance.case import body_run_count
-from conformance.checks import check_outcome, check_rounds
-from conformance.driver import Run, Script, catalog, drive
-from conformance.local_server import LocalServer
-from conformance.target import load_target
-from conformance.wire import MODERN, Peer, Transcript, connect
-from reference.records import ENV_VAR as RECORDS
-from reference.records import SEAL_VAR
+from elicit_conformance.case import body_run_count
+from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.driver import Run, Script, catalog, drive
+from elicit_conformance.local_server import LocalServer
+from elicit_conformance.target import load_target
+from elicit_conformance.wire import MODERN, Peer, Transcript, connect
+from elicit_conformance.reference.records import ENV_VAR as RECORDS
+from elicit_conformance.reference.records import SEAL_VAR
 from tests.suite import run
 
 SCENARIOS = catalog()["scenarios"]
@@ -41,7 +41,7 @@ def _base(url: str) -> str:
 def _servers(tmp: Path, keys: tuple[str, str]) -> list[LocalServer]:
     records = str(tmp / "records.sqlite")
     return [
-        LocalServer("reference.asgi:asgi", env={SEAL_VAR: key, RECORDS: records}, log=tmp / f"server-{n}.log")
+        LocalServer("elicit_conformance.reference.asgi:asgi", env={SEAL_VAR: key, RECORDS: records}, log=tmp / f"server-{n}.log")
         for n, key in enumerate(keys)
     ]
 
@@ -95,7 +95,7 @@ def test_sec_4_with_different_keys_the_continuation_is_rejected_clearly(tmp_path
 
 def test_sec_4_the_whole_suite_through_a_balancer(shared_key: list[str], tmp_path: Path) -> None:
     backends = " ".join(_base(url) for url in shared_key)
-    with LocalServer("conformance.balancer:asgi", env={"ELICIT_BACKENDS": backends},
+    with LocalServer("elicit_conformance.balancer:asgi", env={"ELICIT_BACKENDS": backends},
                      log=tmp_path / "balancer.log") as balancer:
         result = run(tmp_path / "run", f"--server={balancer.url}", "--golden-transcripts")
         with urllib.request.urlopen(_base(balancer.url) + "/balancer/log", timeout=10) as response:
@@ -142,7 +142,7 @@ def test_fifty_calls_in_flight_keep_their_own_answers(tmp_path: Path) -> None:
                     group.start_soon(one, number)
         return outcomes
 
-    with LocalServer("reference.asgi:asgi", log=tmp_path / "server.log") as server:
+    with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp_path / "server.log") as server:
         outcomes = anyio.run(all_at_once, server.url)
     assert len(outcomes) == calls
     for number, result, runs in outcomes:

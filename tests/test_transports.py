@@ -16,21 +16,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.local_server import LocalServer
-from reference.records import ENV_VAR as RECORDS
+from elicit_conformance.local_server import LocalServer
+from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from tests.suite import SuiteRun, finish, start
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
     tmp = tmp_path_factory.mktemp("transports")
-    with LocalServer("reference.asgi:asgi", log=tmp / "uvicorn.log") as server:
+    with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp / "uvicorn.log") as server:
         started = {
             "in-process": start(tmp / "in-process"),
             "http": start(tmp / "http", f"--server={server.url}", "--golden-transcripts"),
             # Every stdio connection is a new process: they share the app's records.
             "stdio": start(
-                tmp / "stdio", f"--server-command={sys.executable} -m reference", "--golden-transcripts",
+                tmp / "stdio", f"--server-command={sys.executable} -m elicit_conformance.reference", "--golden-transcripts",
                 env={RECORDS: str(tmp / "records.sqlite")},
             ),
         }
@@ -61,7 +61,7 @@ def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     run = runs["in-process"]
     report = run.directory / "report"
     rows = run.index["cases"]
-    assert run.index["target"] == "reference.app:app" and not run.index["problems"]
+    assert run.index["target"] == "elicit_conformance.reference.app:app" and not run.index["problems"]
     for row in rows:
         assert {"case", "revision", "level", "status", "duration", "transcript"} <= set(row)
         assert row["level"] in ("MUST", "SHOULD", "INFORMATIONAL")
@@ -74,7 +74,7 @@ def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     info = next(row for row in rows if row["case"] == "INFO/keys")
     assert info["facts"]["INFO/keys"] == [["destination", "date"], ["proceed"]]
     summary = (report / "summary.md").read_text()
-    assert summary.startswith("### elicit-conformance against reference.app:app:")
+    assert summary.startswith("### elicit-conformance against elicit_conformance.reference.app:app:")
     assert "| Case | Revision | Level | Status | Note |" in summary
     assert "| BAT-1 | 2026-07-28 | MUST | pass |" in summary
 

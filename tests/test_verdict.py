@@ -2,9 +2,9 @@
 
 import pytest
 
-from conformance.checks import check_outcome
-from conformance.driver import Run
-from conformance.verdict import ShouldNotMet
+from elicit_conformance.checks import check_outcome
+from elicit_conformance.driver import Run
+from elicit_conformance.verdict import ShouldNotMet
 
 SCENARIO = {"expect": {"rounds": [["seats"]], "error": [], "error_should": ["seats"]}}
 

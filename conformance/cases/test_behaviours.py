@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from conformance.case import Case
-from conformance.driver import Run, Script, drive
-from conformance.verdict import NotTestable, should
-from conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
+from elicit_conformance.case import Case
+from elicit_conformance.driver import Run, Script, drive
+from elicit_conformance.verdict import NotTestable, should
+from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
 
 ELICITED = {
     "book_destination": ["destination"],

@@ -32,10 +32,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.case import Case, body_run_count
-from conformance.driver import Script, read_requests
-from conformance.verdict import NotTestable, should
-from conformance.wire import MODERN, Peer, RpcError, Transcript, connect
+from elicit_conformance.case import Case, body_run_count
+from elicit_conformance.driver import Script, read_requests
+from elicit_conformance.verdict import NotTestable, should
+from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.case import Case
-from conformance.wire import MODERN
+from elicit_conformance.case import Case
+from elicit_conformance.wire import MODERN
 
 
 @pytest.mark.checks("INFO/keys", "INFO/state-bytes")

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from conformance.registration import (
+from elicit_conformance.registration import (
     MAY_RAISE,
     MUST_RAISE,
     MUST_REGISTER,
     NAMED,
     is_refusal,
 )
-from conformance.target import Target
-from conformance.verdict import NotTestable, should
+from elicit_conformance.target import Target
+from elicit_conformance.verdict import NotTestable, should
 
 
 def probe(target: Target, probe_id: str) -> Any:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from conformance.case import Case
-from conformance.checks import check_outcome, check_rounds
-from conformance.driver import catalog
-from conformance.wire import ERAS, MODERN
+from elicit_conformance.case import Case
+from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.driver import catalog
+from elicit_conformance.wire import ERAS, MODERN
 
 CATALOG = catalog()
 

@@ -1,0 +1,1 @@
+"""Golden transcripts: a package only so that they install with the suite."""
