@@ -7,22 +7,32 @@ snapshot is the whole conversation a reviewer needs to read.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, ParamSpec
+
+import anyio
 
 from elicit_conformance.driver import Run, Script, catalog, drive, in_process_answerer
 from elicit_conformance.normalize import normalize, render
+from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
-from elicit_conformance.verdict import NotTestable
-from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError, Transcript, connect
+from elicit_conformance.verdict import NotTestable, TimedOut
+from elicit_conformance.wire import MODERN, Peer, Transcript, connect
+
+P = ParamSpec("P")
 
 
 class Case:
-    def __init__(self, target: Target, run_id: str, *, golden: bool = False) -> None:
+    def __init__(
+        self, target: Target, run_id: str, *, golden: bool = False, timeout: float | None = None
+    ) -> None:
         self.target = target
         self.run_id = run_id
+        #: Seconds the server may take to answer one request.
+        self.timeout = timeout
         #: Whether the transcript must equal the golden one in snapshots/.
         self.golden = golden
         self.transcript = Transcript()
@@ -34,23 +44,9 @@ class Case:
         self.facts[requirement] = value
 
     async def tools(self) -> frozenset[str]:
-        """The target's tool names, listed once per run on a connection of its own."""
+        """The target's tool names, listed once per run (the plugin lists them up front)."""
         if "names" not in self.target.tools:
-            names: set[str] = set()
-            for era in (MODERN, HANDSHAKE):
-                try:
-                    async with connect(self.target.transport(), era, Transcript(), None) as peer:
-                        params: dict[str, Any] = {}
-                        while True:
-                            listed = await peer.request("tools/list", params)
-                            names |= {tool["name"] for tool in listed.get("tools", [])}
-                            if not listed.get("nextCursor"):
-                                break
-                            params = {"cursor": listed["nextCursor"]}
-                    break
-                except RpcError:
-                    continue  # a handshake-only server refuses the modern era
-            self.target.tools["names"] = frozenset(names)
+            self.target.tools["names"] = await list_tools(self.target, self.timeout)
         return self.target.tools["names"]
 
     def scenario(self, case_id: str) -> dict[str, Any]:
@@ -67,13 +63,15 @@ class Case:
             answer = in_process_answerer(script or Script("body_runs", {}, {}), run or Run())
         tools = await self.tools()
         try:
-            async with connect(self.target.transport(), era, self.transcript, answer, tools) as peer:
+            async with connect(
+                self.target.transport(), era, self.transcript, answer, tools, self.timeout
+            ) as peer:
                 yield peer
         except BaseExceptionGroup as group:
             # The transport's task group wraps what the case raised; a missing
-            # tool must reach the report as itself.
-            if (missing := group.subgroup(NotTestable)) is not None:
-                raise _first(missing) from None
+            # tool or a request unanswered must reach the report as itself.
+            if (verdict := group.subgroup((NotTestable, TimedOut))) is not None:
+                raise _first(verdict) from None
             raise
 
     async def run(
@@ -115,6 +113,21 @@ class Case:
         """Golden transcripts are the reference's; other targets' differ by design."""
         if self.golden:
             assert self.rendered() == snapshot.use_extension(TranscriptSnapshot)
+
+
+def async_case(test: Callable[P, Awaitable[None]]) -> Callable[P, None]:
+    """Run an async case on an event loop of its own.
+
+    The cases must not depend on the user's async plugin or its mode (a
+    pytest-asyncio in strict mode would not run them; a session-wide loop would
+    share state between them), so to pytest they are plain functions.
+    """
+
+    @functools.wraps(test)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        anyio.run(functools.partial(test, *args, **kwargs))
+
+    return run
 
 
 def body_run_count(result: dict[str, Any]) -> int:

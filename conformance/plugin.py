@@ -1,40 +1,27 @@
-"""pytest plugin: the suite's options, its target, grading, baseline and report.
+"""The pytest11 entry point: the suite's options, and nothing else until asked.
 
-Loaded through the `pytest11` entry point wherever the package is installed.
-Every option is registered in `pytest_addoption`; the logic lives in the
-modules named for it (`target`, `requirements`, `baseline`, `report`).
+pytest loads this module in every project where the package is installed, so
+it imports nothing but pytest and the standard library and does nothing at all
+unless the run is a conformance run: an elicit-conformance option was given,
+or the paths (or `--pyargs` modules) to test reach into the cases. Only then
+is the target loaded and the grading plugin (`conformance.grading`)
+registered. The fixtures live in `cases/conftest.py`, so they exist only for
+the cases and can never capture a user's fixture of the same name.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
-import warnings
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-import elicit_conformance.cases
-from elicit_conformance import baseline as baseline_module
-from elicit_conformance import snapshot as snapshot_module
-from elicit_conformance.case import Case
-from elicit_conformance.normalize import normalize
-from elicit_conformance.report import Outcome, Report
-from elicit_conformance.requirements import Table, TableError
-from elicit_conformance.target import (
-    DEFAULT_SPEC,
-    Target,
-    TargetError,
-    command_target,
-    load_target,
-)
-from elicit_conformance.verdict import NotTestable, ShouldNotMet
-from elicit_conformance.wire import ERAS
+from elicit_conformance.revisions import ERAS
 
-ENV_VAR = "ELICIT_SERVER"
 ALL = "all"
+#: Seconds a server may take to answer one request before its case fails.
+DEFAULT_TIMEOUT = 30.0
+CASES = Path(__file__).resolve().parent / "cases"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,9 +30,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--server",
         default=None,
         metavar="MODULE:ATTR|URL",
-        help=f"Server under test: module:attribute (in-process) or the URL of a "
-        f"streamable-HTTP endpoint. Also ${ENV_VAR} or the 'elicit_server' ini key; "
-        f"default {DEFAULT_SPEC}.",
+        help="Server under test: module:attribute (imported from the current "
+        "directory, as uvicorn does) or the URL of a streamable-HTTP endpoint. "
+        "Also $ELICIT_SERVER or the 'elicit_server' ini key; default: the bundled "
+        "reference.",
     )
     group.addoption(
         "--server-command",
@@ -56,31 +44,63 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--revision",
-        default=ALL,
+        default=None,
         choices=(*ERAS, ALL),
         help="Protocol revision(s) to check (default: all).",
+    )
+    group.addoption(
+        "--conformance-strict",
+        action="store_true",
+        default=None,
+        help="Fail cases whose SHOULD rows are not met (by default they warn).",
+    )
+    group.addoption(
+        "--conformance-timeout",
+        default=None,
+        type=float,
+        metavar="SECONDS",
+        help=f"Fail a case when the server does not answer one request within "
+        f"SECONDS (default {DEFAULT_TIMEOUT:g}).",
     )
     group.addoption(
         "--conformance-baseline",
         default=None,
         metavar="FILE",
         type=Path,
-        help="Expected failures ('CASE-ID[revision]: reason' per line). An entry "
-        "whose cases pass fails the run.",
+        help="Expected failures, one per line: a test id ('test_scenario[OPT-3-2025-11-25]', "
+        "or without the revision 'test_scenario[OPT-3]') or a requirement row "
+        "('DIG-1', 'DIG-1[2026-07-28]'), a colon, the reason. An entry whose cases "
+        "pass fails the run.",
+    )
+    group.addoption(
+        "--conformance-write-baseline",
+        default=None,
+        metavar="FILE",
+        type=Path,
+        help="Write a baseline file with one entry per case that did not pass.",
     )
     group.addoption(
         "--conformance-report",
         default=None,
         metavar="DIR",
         type=Path,
-        help="Write index.json, per-case JSONL transcripts and summary.md to DIR.",
+        help="Write index.json, per-case JSONL transcripts, summary.md and verdicts.md to DIR.",
+    )
+    group.addoption(
+        "--conformance-contract",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="FILE",
+        help="Write what a target must implement (tools, questions, schemas, results, "
+        "accepted errors) as Markdown to FILE, or to standard output, and exit.",
     )
     group.addoption(
         "--golden-transcripts",
         action="store_true",
         default=None,
-        help="Compare every transcript with snapshots/ (automatic for the in-process "
-        "reference; pass it when the reference is served over HTTP or stdio).",
+        help="Compare every transcript with the golden ones (automatic for the bundled "
+        "reference in-process; pass it when the reference is served over HTTP or stdio).",
     )
     parser.addini("elicit_server", "Server under test, as module:attribute or URL.", default=None)
     parser.addini(
@@ -88,261 +108,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-_CASE = pytest.StashKey[Case]()
-_PLUGIN = "elicit-conformance-run"
+#: The options that make any run a conformance run.
+_OPTIONS = (
+    "server", "server_command", "revision", "conformance_strict", "conformance_timeout",
+    "conformance_baseline", "conformance_write_baseline", "conformance_report", "golden_transcripts",
+)
 
 
-def _chosen(config: pytest.Config) -> Target:
-    command = config.getoption("server_command")
-    spec = config.getoption("server")
-    if command and spec:
-        raise TargetError("--server and --server-command both name a target: give one.")
-    if command:
-        return command_target(command)
-    if spec:
-        return load_target(spec, "--server")
-    if spec := os.environ.get(ENV_VAR):
-        return load_target(spec, ENV_VAR)
-    if spec := config.getini("elicit_server"):
-        return load_target(str(spec), "ini")
-    return load_target(DEFAULT_SPEC, "default")
+def wanted(config: pytest.Config) -> bool:
+    """Whether this run is a conformance run (see the module docstring)."""
+    if any(config.getoption(name) is not None for name in _OPTIONS):
+        return True
+    return any(_reaches_cases(path) for path in _arg_paths(config))
+
+
+def _arg_paths(config: pytest.Config) -> list[Path]:
+    paths = []
+    for arg in config.args:
+        name = str(arg).split("::", 1)[0]
+        if config.option.pyargs and (origin := _module_path(name)) is not None:
+            paths.append(origin)
+        else:
+            paths.append((config.invocation_params.dir / name).resolve())
+    return paths
+
+
+def _module_path(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations))).resolve()
+    return Path(spec.origin).resolve() if spec.origin else None
+
+
+def _reaches_cases(path: Path) -> bool:
+    """The path is in the cases, or is a folder whose collection walks into them.
+
+    pytest never walks into a virtual environment, so a project folder holding
+    the venv this package is installed in does not count.
+    """
+    if path == CASES or CASES in path.parents:
+        return True
+    if path not in CASES.parents:
+        return False
+    between = [p for p in CASES.parents if path in p.parents]
+    return not any((p / "pyvenv.cfg").exists() or p.name == "site-packages" for p in between)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "checks(*ids): requirement-table rows the case checks")
-    config.addinivalue_line("markers", "revisions(*revisions): the only revisions the case applies to")
-    snapshot_module.SNAPSHOT_ROOT = config.rootpath / "snapshots"
-    revision = config.getoption("revision")
-    try:
-        target = _chosen(config)
-        table_path = config.getini("elicit_requirements")
-        table = Table.load(config.rootpath / table_path if table_path else None)
-        baseline_path = config.getoption("conformance_baseline")
-        entries = baseline_module.read(baseline_path, set(table.rows), ERAS) if baseline_path else []
-    except (TargetError, TableError, baseline_module.BaselineError) as error:
-        raise pytest.UsageError(str(error)) from None
-    golden = config.getoption("golden_transcripts")
-    config.pluginmanager.register(
-        ConformanceRun(
-            target=target,
-            table=table,
-            revisions=ERAS if revision == ALL else (revision,),
-            baseline=entries,
-            report_dir=config.getoption("conformance_report"),
-            golden=target.is_reference if golden is None else golden,
-            strict=bool(config.getini("strict")),
-        ),
-        _PLUGIN,
-    )
+    if config.getoption("conformance_contract") is not None:
+        from elicit_conformance.contract import write_contract
+
+        write_contract(config.getoption("conformance_contract"))
+        pytest.exit("contract written", returncode=pytest.ExitCode.OK)
+    if wanted(config):
+        activate(config)
 
 
-def _run(config: pytest.Config) -> ConformanceRun:
-    return config.pluginmanager.get_plugin(_PLUGIN)
+def activate(config: pytest.Config) -> None:
+    """Load the target and register the grading plugin, once per run."""
+    from elicit_conformance.grading import activate as register
 
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Cases that take `era` run once per revision, the revision in their ID."""
-    if "era" not in metafunc.fixturenames or any(
-        "era" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
-    ):
-        return
-    marker = metafunc.definition.get_closest_marker("revisions")
-    metafunc.parametrize("era", marker.args if marker else ERAS)
-
-
-def _checks(item: pytest.Item) -> tuple[str, ...]:
-    ids: list[str] = []
-    for marker in reversed(list(item.iter_markers("checks"))):
-        ids += [i for i in marker.args if i not in ids]
-    return tuple(ids)
-
-
-def _revision(item: pytest.Item) -> str | None:
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("era") if callspec else None
-
-
-def _whole_suite(items: list[pytest.Item]) -> bool:
-    """Row coverage and stale entries are judged only when every case module is collected."""
-    modules = set(Path(elicit_conformance.cases.__file__).parent.glob("test_*.py"))
-    return modules <= {Path(item.path) for item in items}
-
-
-@dataclass
-class ConformanceRun:
-    """One run's target, table, baseline and report; its methods are its hooks."""
-
-    target: Target
-    table: Table
-    revisions: tuple[str, ...]
-    baseline: list[baseline_module.Entry]
-    report_dir: Path | None
-    golden: bool
-    strict: bool
-    report: Report = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.report = Report(self.target.spec, self.revisions)
-
-    def pytest_report_header(self) -> list[str]:
-        lines = [
-            f"elicit-conformance target: {self.target.spec} (from {self.target.source})",
-            (
-                f"elicit-conformance revisions: {', '.join(self.revisions)}; "
-                f"SHOULD {'fails (--strict)' if self.strict else 'warns'}"
-            ),
-        ]
-        if self.baseline:
-            lines.append(f"elicit-conformance baseline: {len(self.baseline)} expected failure(s)")
-        return lines
-
-    # -- collection: grading, revisions, baseline ------------------------------
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        # tryfirst: judged on everything collected, before -k/-m deselect any of it.
-        cases = [item for item in items if _checks(item)]
-        try:
-            self.table.check_claims({item.nodeid: _checks(item) for item in cases})
-        except TableError as error:
-            raise pytest.UsageError(str(error)) from None
-        whole = _whole_suite(items)
-        if whole and (uncovered := self.table.uncovered(i for c in cases for i in _checks(c))):
-            self.report.problems.append(
-                "requirement rows with no case (add a case, or exclude the row with a "
-                f"reason): {', '.join(uncovered)}"
-            )
-        dropped = [c for c in cases if _revision(c) not in (None, *self.revisions)]
-        matched: set[baseline_module.Entry] = set()
-        for item in cases:
-            if item not in dropped:
-                matched |= self._grade(item)
-        if whole:
-            for entry in self.baseline:
-                selected = entry.revision is None or entry.revision in self.revisions
-                if selected and entry not in matched:
-                    self.report.problems.append(
-                        f"stale baseline entry (line {entry.line}): {entry.label} matches no case"
-                    )
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = [item for item in items if item not in dropped]
-
-    def _grade(self, item: pytest.Item) -> set[baseline_module.Entry]:
-        """Give `item` its outcome row, JUnit properties and baseline marks."""
-        checks, revision = _checks(item), _revision(item)
-        level = self.table.level(checks)
-        self.report.outcomes[item.nodeid] = Outcome(item.nodeid, checks[0], list(checks), revision, level)
-        item.user_properties += [
-            ("case", checks[0]), ("checks", " ".join(checks)),
-            ("level", level), ("revision", revision or "n/a"),
-        ]
-        matched = {entry for entry in self.baseline if entry.covers(checks, revision)}
-        for entry in matched:
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline {entry.label}: {entry.reason}"))
-        return matched
-
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        # -k, -m and --revision leave cases out of the run, and so out of the report.
-        for item in items:
-            self.report.outcomes.pop(item.nodeid, None)
-
-    # -- running: strict SHOULD, outcomes, transcripts --------------------------
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
-        if not self.strict:
-            return (yield)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", ShouldNotMet)
-            return (yield)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Iterator[pytest.TestReport]:
-        outcome = self.report.outcomes.get(item.nodeid)
-        case = item.stash.get(_CASE, None)
-        if outcome is not None and case is not None and call.when == "call":
-            outcome.facts.update(case.facts)
-            item.user_properties += [(key, str(value)) for key, value in case.facts.items()]
-        report: pytest.TestReport = yield
-        if outcome is None:
-            return report
-        outcome.duration = round(outcome.duration + report.duration, 4)
-        if report.failed:
-            if call.excinfo is not None and call.excinfo.errisinstance(NotTestable):
-                outcome.status, outcome.message = "not testable", str(call.excinfo.value)
-            elif "XPASS(strict)" in str(report.longrepr):
-                outcome.status = "stale baseline"
-                outcome.message = f"passes now: remove its baseline entry ({item.get_closest_marker('xfail').kwargs['reason']})"
-            elif outcome.status != "fail":
-                outcome.status, outcome.message = "fail", _first_line(report)
-        elif report.skipped and hasattr(report, "wasxfail"):
-            outcome.status, outcome.message = "expected failure", report.wasxfail
-        elif report.skipped:
-            outcome.status, outcome.message = "skipped", _skip_reason(report)
-        elif call.when == "call" and outcome.status == "not run":
-            outcome.status = "pass"
-        if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
-            lines = normalize(case.transcript, {case.run_id: "<run>"})
-            self.report.write_transcript(self.report_dir, outcome, lines)
-        return report
-
-    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage, nodeid: str) -> None:
-        if issubclass(warning_message.category, ShouldNotMet) and nodeid in self.report.outcomes:
-            self.report.outcomes[nodeid].should_not_met.append(str(warning_message.message))
-
-    # -- the end ------------------------------------------------------------------
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.report.problems and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.report_dir is not None and self.report.outcomes:
-            self.report.write(self.report_dir, order=list(self.table.rows))
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.report.outcomes and not self.report.problems:
-            return
-        terminalreporter.section("elicit-conformance")
-        terminalreporter.line(self.report.headline())
-        for outcome in self.report.outcomes.values():
-            for note in outcome.should_not_met:
-                terminalreporter.line(f"  SHOULD not met: {note}  ({outcome.nodeid})")
-        for problem in self.report.problems:
-            terminalreporter.line(f"  FAILED: {problem}", red=True)
-        if self.report_dir is not None:
-            terminalreporter.line(f"  report: {self.report_dir / 'summary.md'}")
-
-
-def _first_line(report: pytest.TestReport) -> str:
-    crash = getattr(report.longrepr, "reprcrash", None)
-    text = (crash.message if crash is not None else str(report.longrepr)).strip()
-    return text.splitlines()[0] if text else "failed"
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    return str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr)
-
-
-# -- fixtures --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def target(pytestconfig: pytest.Config) -> Target:
-    return _run(pytestconfig).target
-
-
-@pytest.fixture(scope="session")
-def run_id() -> str:
-    """Unique per session, so server-side records (runs, profiles) never collide."""
-    return uuid.uuid4().hex[:10]
-
-
-@pytest.fixture
-def case(request: pytest.FixtureRequest, target: Target, run_id: str) -> Iterator[Case]:
-    case = Case(target, run_id, golden=_run(request.config).golden)
-    request.node.stash[_CASE] = case
-    yield case
+    register(config)

@@ -2,11 +2,14 @@
 
 `--conformance-report DIR` writes
 
-- `index.json`: one row per case (case, revision, level, status, duration,
-  transcript path, and why it did not pass);
+- `index.json`: one row per case (test id, the rows it checks, revision, level,
+  status, duration, transcript path, and why it did not pass);
 - `transcripts/<case>.jsonl`: the normalized wire transcript, one message a line;
-- `summary.md`: a table a person reads in a pull-request comment;
-- `verdicts.md`: the same, one line per case ID with a column per revision.
+- `summary.md`: a table a person reads in a pull-request comment, a row per case;
+- `verdicts.md`: a row per requirement (every row of the table that is not
+  excluded) with a column per revision: the worst status among the cases that
+  check it; blank where no case checks it on that revision, "not run" where
+  none that checks it ran.
 """
 
 from __future__ import annotations
@@ -18,8 +21,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Statuses, in the order the summary lists them.
-STATUSES = ("fail", "not testable", "stale baseline", "expected failure", "pass", "skipped", "not run")
+from elicit_conformance.requirements import Table
+
+#: Statuses, in the order the summary lists them (worst first).
+STATUSES = (
+    "fail", "timed out", "not testable", "stale baseline", "expected failure", "pass", "skipped", "not run",
+)
+#: Statuses a baseline written from the run lists: the cases that do not pass.
+FAILING = ("fail", "timed out", "not testable", "expected failure")
+#: A verdict-table cell may also say that a SHOULD row's warning fired.
+_CELLS = (*STATUSES[:5], "should not met", *STATUSES[5:])
 
 
 @dataclass
@@ -27,7 +38,8 @@ class Outcome:
     """One case's verdict, built up over its setup, call and teardown."""
 
     nodeid: str
-    case: str
+    #: The test id, as a baseline names it: `test_scenario[OPT-3-2025-11-25]`.
+    test_id: str
     checks: list[str]
     revision: str | None
     level: str
@@ -38,6 +50,11 @@ class Outcome:
     message: str = ""
     should_not_met: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def case(self) -> str:
+        """The row the case is named for, its first check."""
+        return self.checks[0]
 
 
 class Report:
@@ -75,7 +92,7 @@ class Report:
                 out.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
         outcome.transcript = path.as_posix()
 
-    def write(self, directory: Path, order: list[str] | None = None) -> None:
+    def write(self, directory: Path, table: Table) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         index = {
             "target": self.target,
@@ -83,30 +100,38 @@ class Report:
             "totals": dict(self.counts()),
             "proved_nothing": self.proved_nothing,
             "problems": self.problems,
-            "cases": [asdict(o) for o in self.outcomes.values()],
+            "cases": [{"case": o.case, **asdict(o)} for o in self.outcomes.values()],
         }
         (directory / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
         (directory / "summary.md").write_text(self.markdown())
-        (directory / "verdicts.md").write_text(self.matrix(order))
+        (directory / "verdicts.md").write_text(self.matrix(table))
 
-    def matrix(self, order: list[str] | None = None) -> str:
-        """Case ID x revision; a cell is the worst status of that case's tests.
+    def matrix(self, table: Table) -> str:
+        """Requirement row x revision: the worst status of the cases checking the row.
 
-        `order` lists case IDs in the order to show them (the requirement
-        table's); others follow alphabetically.
+        A case cannot say which of its rows failed it, so a failing case marks
+        every row it checks; a SHOULD row whose warning fired reads "should not met".
         """
         columns = [*self.revisions, "n/a"]
         cells: dict[tuple[str, str], str] = {}
         for o in self.outcomes.values():
-            key = (o.case, o.revision or "n/a")
-            if key not in cells or STATUSES.index(o.status) < STATUSES.index(cells[key]):
-                cells[key] = o.status
-        rank = {case: i for i, case in enumerate(order or [])}
-        cases = sorted({case for case, _ in cells}, key=lambda c: (rank.get(c, len(rank)), c))
-        used = [c for c in columns if any((case, c) in cells for case in cases)]
-        lines = ["| Case | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
-        for case in cases:
-            lines.append(f"| {case} | " + " | ".join(cells.get((case, c), "") for c in used) + " |")
+            for row in o.checks:
+                status = o.status
+                if status == "pass" and any(n.startswith(f"{row} SHOULD") for n in o.should_not_met):
+                    status = "should not met"
+                key = (row, o.revision or "n/a")
+                if key not in cells or _rank(status) < _rank(cells[key]):
+                    cells[key] = status
+        rows = [r for r in table.rows.values() if not r.excluded]
+        used = [c for c in columns if any(key[1] == c for key in cells)] or list(self.revisions)
+        lines = ["| Requirement | Level | " + " | ".join(used) + " |", "|---|---|" + "---|" * len(used)]
+        for row in rows:
+            # Blank: no case checks the row on that revision; "not run": on none that ran.
+            ran = any((row.id, c) in cells for c in used)
+            lines.append(
+                f"| {row.id} | {row.level} | "
+                + " | ".join(cells.get((row.id, c), "" if ran else "not run") for c in used) + " |"
+            )
         return "\n".join(lines) + "\n"
 
     def markdown(self) -> str:
@@ -114,20 +139,40 @@ class Report:
         lines += [f"- {problem}" for problem in self.problems]
         if self.problems:
             lines.append("")
-        lines += ["| Case | Revision | Level | Status | Note |", "|---|---|---|---|---|"]
-        order = {status: index for index, status in enumerate(STATUSES)}
-        for o in sorted(self.outcomes.values(), key=lambda o: (order[o.status], o.case, o.nodeid)):
+        lines += ["| Test | Checks | Revision | Level | Status | Note |", "|---|---|---|---|---|---|"]
+        for o in sorted(self.outcomes.values(), key=lambda o: (_rank(o.status), o.test_id)):
             note = o.message or "; ".join(o.should_not_met)
             lines.append(
-                f"| {_cell(o.case)} | {o.revision or 'n/a'} | {o.level} | {o.status} | {_cell(note)} |"
+                f"| {_cell(o.test_id)} | {' '.join(o.checks)} | {o.revision or 'n/a'} | {o.level} "
+                f"| {o.status} | {_cell(note)} |"
             )
         lines.append("")
         return "\n".join(lines)
+
+    def baseline(self, about: str) -> str:
+        """A baseline file expecting every case that did not pass to fail again."""
+        lines = [f"# elicit-conformance baseline, written from a run ({about}).",
+                 "# Each entry: the test id, a colon, why it fails. Edit the reasons; delete what you fix."]
+        for o in sorted(self.outcomes.values(), key=lambda o: o.test_id):
+            if o.status in FAILING:
+                # An expected failure's message is "baseline LABEL: reason"; keep the reason.
+                reason = o.message.split(": ", 1)[-1] if o.status == "expected failure" else o.message
+                lines.append(f"{o.test_id}: {_one_line(reason or o.status)}")
+        return "\n".join(lines) + "\n"
+
+
+def _rank(status: str) -> int:
+    return _CELLS.index(status)
 
 
 def _file_safe(nodeid: str) -> str:
     name = nodeid.rsplit("::", 1)[-1]
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+
+
+def _one_line(text: str) -> str:
+    # `#` would start a comment in the baseline file and cut the reason short.
+    return " ".join(text.replace("#", "No.").split())
 
 
 def _cell(text: str) -> str:

@@ -2,8 +2,8 @@
 
 A SHOULD covers what the brief asks to be *clear* rather than exact (error
 wording), where a different but reasonable server must not be failed. Under
-pytest's `--strict` the plugin turns `ShouldNotMet` into an error, so a broken
-SHOULD fails its case.
+`--conformance-strict` the plugin turns `ShouldNotMet` into an error, so a
+broken SHOULD fails its case.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ class NotTestable(Exception):
 
     def __str__(self) -> str:
         return f"{NOT_TESTABLE} {super().__str__()}"
+
+
+class TimedOut(Exception):
+    """The server did not answer a request in time: the case fails as "timed out"."""
 
 
 def should(condition: bool, requirement: str, message: str) -> None:

@@ -19,11 +19,11 @@ from fastmcp.client.transports.base import ClientTransport, TransportOptions
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from elicit_conformance.verdict import NotTestable
+from elicit_conformance.revisions import ERAS, HANDSHAKE, MODERN
+from elicit_conformance.verdict import NotTestable, TimedOut
 
-MODERN = "2026-07-28"
-HANDSHAKE = "2025-11-25"
-ERAS = (MODERN, HANDSHAKE)
+__all__ = ["ERAS", "HANDSHAKE", "MODERN", "Peer", "RpcError", "Transcript", "connect"]
+
 
 
 @dataclass
@@ -102,25 +102,35 @@ class RpcError(Exception):
 class Peer:
     """One connection to the target, negotiated at one era."""
 
-    def __init__(self, session: ClientSession, era: str, tools: frozenset[str] | None = None) -> None:
+    def __init__(
+        self, session: ClientSession, era: str, tools: frozenset[str] | None = None,
+        timeout: float | None = None,
+    ) -> None:
         self.session = session
         self.era = era
         #: The target's tools, when known: calling another is "not testable", not "wrong".
         self.tools = tools
+        #: Seconds one request may wait for its answer; None waits forever.
+        self.timeout = timeout
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one request; the raw result, or `RpcError` with the raw error."""
+        """Send one request; the raw result, or `RpcError` with the raw error.
+
+        Raises:
+            TimedOut: The server did not answer within `timeout` seconds.
+        """
         data: dict[str, Any] = {"method": method, "params": dict(params)}
         options: dict[str, Any] = {}
         # The session's stamp adds what the negotiated era puts on every request
         # (protocol version, client info and capabilities in `_meta`, headers).
         self.session._stamp(data, options)
-        try:
-            return await self.session._dispatcher.send_raw_request(
-                method, data["params"], options
-            )
-        except MCPError as error:
-            raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
+        async with answered_within(self.timeout, method):
+            try:
+                return await self.session._dispatcher.send_raw_request(
+                    method, data["params"], options
+                )
+            except MCPError as error:
+                raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
         if self.tools is not None and name not in self.tools:
@@ -141,6 +151,7 @@ async def connect(
     transcript: Transcript,
     answer: Answerer | None,
     tools: frozenset[str] | None = None,
+    timeout: float | None = None,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection at `era` over `transport`.
 
@@ -159,7 +170,18 @@ async def connect(
     options = TransportOptions(session_class=_recording_session(transcript))
     async with transport.connect_session(transport_options=options, **kwargs) as session:
         if era == MODERN:
-            await session.discover()
+            async with answered_within(timeout, "server/discover"):
+                await session.discover()
         else:
-            await session.initialize()
-        yield Peer(session, era, tools)
+            async with answered_within(timeout, "initialize"):
+                await session.initialize()
+        yield Peer(session, era, tools, timeout)
+
+
+@contextlib.asynccontextmanager
+async def answered_within(timeout: float | None, method: str) -> AsyncIterator[None]:
+    """Turn a wait longer than `timeout` into `TimedOut`, naming the request."""
+    with anyio.move_on_after(timeout) as scope:
+        yield
+    if scope.cancelled_caught:
+        raise TimedOut(f"timed out after {timeout:g} s: the server did not answer {method}")

@@ -1,4 +1,4 @@
-"""Grading end to end: baselines, SHOULD under --strict, "Not testable", and the
+"""Grading end to end: baselines, SHOULD under --conformance-strict, "Not testable", and the
 requirement table's coverage. Each runs the real suite in a child process."""
 
 from __future__ import annotations
@@ -42,10 +42,39 @@ def test_a_stale_entry_fails_the_run(tmp_path: Path) -> None:
     assert "stale baseline entry (line 7): DIG-3 matches no case" in result.output
 
 
+def test_entries_may_name_single_cases_with_or_without_their_revision(tmp_path: Path) -> None:
+    dig_1 = "test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped"
+    every_revision = tmp_path / "every.txt"
+    every_revision.write_text(f"{dig_1}: the digest is ignored\n")
+    result = run(tmp_path / "every", NO_DIGEST, f"--conformance-baseline={every_revision}")
+    assert result.returncode == 0, result.output[-3000:]
+    assert result.statuses()[DIG_1] == "expected failure"
+    one = tmp_path / "one.txt"
+    one.write_text(f"{dig_1}[2026-07-28]: the digest is ignored\ntest_scenario[BAT-1]: fixed long ago\n"
+                   "test_scenario[NOPE-9-2026-07-28]: never existed\n")
+    result = run(tmp_path / "one", NO_DIGEST, f"--conformance-baseline={one}")
+    assert result.returncode == 1
+    statuses = result.statuses()
+    assert statuses[DIG_1] == "expected failure"
+    assert {s for n, s in statuses.items() if "[BAT-1-" in n} == {"stale baseline"}
+    assert "stale baseline entry (line 3): test_scenario[NOPE-9-2026-07-28] matches no case" in result.output
+    assert [n for n, s in statuses.items() if s not in ("pass", "expected failure")] == [
+        n for n in statuses if "[BAT-1-" in n
+    ]
+
+
+def test_k_selects_by_any_case_id(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", "-k", "SEC-2 or BAT-4")
+    assert result.returncode == 0, result.output[-3000:]
+    chosen = result.index["cases"]
+    assert chosen and all({"SEC-2", "BAT-4"} & set(row["checks"]) for row in chosen)
+    assert any("SEC-2" in row["checks"] for row in chosen) and any("BAT-4" in row["checks"] for row in chosen)
+
+
 @pytest.mark.parametrize(
     ("line", "says"),
     [("NOPE-1: typo", "'NOPE-1' is not a case ID"), ("BAT-1[2020-01-01]: old", "revision '2020-01-01'"),
-     ("BAT-1 without a reason", "is not 'CASE-ID: reason'")],
+     ("BAT-1 without a reason", "is not 'TEST-ID: reason'")],
 )
 def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path, line: str, says: str) -> None:
     baseline = tmp_path / "baseline.txt"
@@ -60,7 +89,7 @@ def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
     lenient = run(tmp_path / "lenient", vague)
     assert lenient.returncode == 0, lenient.output[-3000:]
     assert "SHOULD not met: TYP-4/clear SHOULD: the error names 'destination'" in lenient.output
-    strict = run(tmp_path / "strict", vague, "--strict")
+    strict = run(tmp_path / "strict", vague, "--conformance-strict")
     assert strict.returncode == 1
     failed = {n for n, s in strict.statuses().items() if s == "fail"}
     assert failed == {

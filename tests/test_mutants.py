@@ -34,7 +34,7 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Sui
     tmp = tmp_path_factory.mktemp("mutants")
 
     def judge(mutant: Mutant) -> tuple[str, SuiteRun]:
-        options = [f"--server={mutant.server}", *(["--strict"] if mutant.strict else [])]
+        options = [f"--server={mutant.server}", *(["--conformance-strict"] if mutant.strict else [])]
         return mutant.name, run(tmp / mutant.name, *options)
 
     with ThreadPoolExecutor(max_workers=2) as pool:

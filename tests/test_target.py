@@ -43,3 +43,46 @@ def test_server_option_reaches_the_header(pytester: pytest.Pytester) -> None:
     both = pytester.runpytest("--server=elicit_conformance.reference.app:app", "--server-command=python -m elicit_conformance.reference")
     assert both.ret == pytest.ExitCode.USAGE_ERROR
     both.stderr.fnmatch_lines(["*both name a target*"])
+
+
+HANGING_SERVER = """
+import anyio
+from fastmcp import FastMCP
+
+app = FastMCP("hangs")
+
+
+@app.tool
+async def book_destination(ref: str) -> str:
+    await anyio.sleep_forever()
+    return "never"
+"""
+
+
+def test_a_hanging_tool_ends_as_timed_out_cases(pytester: pytest.Pytester) -> None:
+    # The module sits in the invocation folder: --server imports from there, as uvicorn does.
+    pytester.makepyfile(hangs=HANGING_SERVER)
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "elicit_conformance.cases", "--server=hangs:app", "--conformance-timeout=1",
+        "-k", "BAT-1", "-p", "no:cacheprovider",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    out = str(result.stdout)
+    assert "TIMED OUT: test_scenario[BAT-1-2026-07-28]: timed out after 1 s: the server did not answer tools/call" in out
+    assert "97 deselected, 2 timed out in" in out.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        ("--server=http://127.0.0.1:1/mcp", "cannot reach --server=http://127.0.0.1:1/mcp: ConnectError"),
+        ("--server-command=false", "cannot reach --server-command='false'"),
+        ("--server-command=no-such-server-xyz --stdio", "'no-such-server-xyz' is not a command on PATH"),
+    ],
+)
+def test_an_unreachable_target_is_one_usage_error(pytester: pytest.Pytester, option: str, says: str) -> None:
+    result = pytester.runpytest("--pyargs", "elicit_conformance.cases", option, "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert says in str(result.stderr), str(result.stderr)
+    assert "Traceback" not in str(result.stdout) + str(result.stderr)
+    assert len(str(result.stdout).splitlines()) < 15, str(result.stdout)

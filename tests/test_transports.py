@@ -18,6 +18,7 @@ import pytest
 
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.reference.records import ENV_VAR as RECORDS
+from elicit_conformance.requirements import Table
 from tests.suite import SuiteRun, finish, start
 
 
@@ -75,8 +76,16 @@ def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     assert info["facts"]["INFO/keys"] == [["destination", "date"], ["proceed"]]
     summary = (report / "summary.md").read_text()
     assert summary.startswith("### elicit-conformance against elicit_conformance.reference.app:app:")
-    assert "| Case | Revision | Level | Status | Note |" in summary
-    assert "| BAT-1 | 2026-07-28 | MUST | pass |" in summary
+    assert "| Test | Checks | Revision | Level | Status | Note |" in summary
+    assert "| test_scenario[ORD-4-2026-07-28] | ORD-4 BAT-4 | 2026-07-28 | MUST | pass |" in summary
+    test_ids = [line.split("|")[1].strip() for line in summary.splitlines() if line.startswith("| test_")]
+    assert len(test_ids) == len(set(test_ids)) == len(rows), "one row per case, each told apart"
+    verdicts = (report / "verdicts.md").read_text()
+    listed = {line.split("|")[1].strip() for line in verdicts.splitlines()[2:]}
+    table = Table.load()
+    assert listed == {row.id for row in table.rows.values() if not row.excluded}
+    assert "| BAT-4 | MUST | pass |  |  |" in verdicts  # BAT-4 is a modern-era row
+    assert "| REG-1 | MUST |  |  | pass |" in verdicts  # registration has no revision
 
 
 def test_junit_carries_case_id_and_level(runs: dict[str, SuiteRun]) -> None:

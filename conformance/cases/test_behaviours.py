@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from elicit_conformance.case import Case
+from elicit_conformance.case import Case, async_case
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
 from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
@@ -28,6 +28,7 @@ ELICITED = {
 
 
 @pytest.mark.checks("SCH-1", "SCH-2")
+@async_case
 async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -51,6 +52,7 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
 
 @pytest.mark.checks("BAT-2")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any, era: str) -> None:
     scenario = case.scenario("BAT-3")
     ref = scenario["arguments"]["ref"]
@@ -67,6 +69,7 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
 
 
 @pytest.mark.checks("ORD-2", "ORD-6")
+@async_case
 async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -79,6 +82,7 @@ async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
 
 @pytest.mark.checks("DIG-4", "ORD-6")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_credited(
     case: Case, snapshot: Any, era: str,
 ) -> None:
@@ -99,6 +103,7 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
 
 @pytest.mark.checks("RES-3", "BAT-3")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any, era: str) -> None:
     traveller = f"ada-{case.run_id}"
     answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
@@ -118,6 +123,7 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
 
 @pytest.mark.checks("DIG-1", "DIG-2")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any, era: str) -> None:
     """New copy is deployed mid-call: once while a reply is in flight, once after
     the answer was carried into a later round. Both times the old answer must
@@ -153,6 +159,7 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
 
 @pytest.mark.checks("DIG-5")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any, era: str) -> None:
     async with case.peer(era) as peer:
         first = await peer.call_tool("book_from", {"destination": "Paris"})
@@ -189,6 +196,7 @@ def _value_of(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.checks("TYP-1")
+@async_case
 async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, snapshot: Any, era: str) -> None:
     run = await case.run("TYP-1", era)
     schemas = _schemas(run)
@@ -199,6 +207,7 @@ async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, snapshot: 
 
 
 @pytest.mark.checks("TYP-2")
+@async_case
 async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
     run = await case.run("TYP-2", era)
     schemas = _schemas(run)
@@ -210,6 +219,7 @@ async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, sn
 
 
 @pytest.mark.checks("TYP-3")
+@async_case
 async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: Any, era: str) -> None:
     run = await case.run("TYP-3", era)
     seats = _value_of(_asked(_schemas(run), "How many seats?", run))
@@ -220,6 +230,7 @@ async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: An
 
 
 @pytest.mark.checks("ERA-1", "ERA-4")
+@async_case
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
     case: Case, snapshot: Any, era: str
 ) -> None:
@@ -230,6 +241,7 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
 
 @pytest.mark.checks("ERA-2", "ERA-2/clear")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any, era: str) -> None:
     async with case.peer(era) as peer:
         try:
@@ -244,6 +256,7 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
 
 @pytest.mark.checks("ERA-2")
 @pytest.mark.revisions(HANDSHAKE)
+@async_case
 async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
     run = Run()
@@ -255,6 +268,7 @@ async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, sn
 
 
 @pytest.mark.checks("ERA-3", "ERA-3/clear")
+@async_case
 async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era, script) as peer:
@@ -269,6 +283,7 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
 
 @pytest.mark.checks("ERA-5")
 @pytest.mark.revisions(HANDSHAKE)
+@async_case
 async def test_era_5_handshake_client_without_elicitation_gets_an_error_not_a_hang(
     case: Case, snapshot: Any, era: str,
 ) -> None:
@@ -294,6 +309,7 @@ def _forgeries(state: str) -> dict[str, str]:
 @pytest.mark.checks("SEC-1")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", ["flipped", "truncated", "forged", "empty"])
+@async_case
 async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
     case: Case, snapshot: Any, kind: str, era: str,
 ) -> None:
@@ -313,6 +329,7 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
 
 @pytest.mark.checks("SEC-2")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
     case: Case, snapshot: Any, era: str,
 ) -> None:
@@ -349,6 +366,7 @@ MALFORMED = {
 @pytest.mark.checks("SEC-3")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", list(MALFORMED))
+@async_case
 async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str, era: str) -> None:
     scenario = case.scenario("BAT-1")
     ref = scenario["arguments"]["ref"] + f"-{kind}"

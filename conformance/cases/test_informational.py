@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from elicit_conformance.case import Case
+from elicit_conformance.case import Case, async_case
 from elicit_conformance.wire import MODERN
 
 
 @pytest.mark.checks("INFO/keys", "INFO/state-bytes")
 @pytest.mark.revisions(MODERN)
+@async_case
 async def test_info_key_naming_and_state_size(case: Case, era: str) -> None:
     run = await case.run("ORD-4", era)
     # Whatever the rounds were (ORD-4 judges them), they are the facts; a

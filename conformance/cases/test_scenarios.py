@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from elicit_conformance.case import Case
+from elicit_conformance.case import Case, async_case
 from elicit_conformance.checks import check_outcome, check_rounds
 from elicit_conformance.driver import catalog
 from elicit_conformance.wire import ERAS, MODERN
@@ -40,6 +40,7 @@ def _cases() -> list[Any]:
 
 
 @pytest.mark.parametrize(("case_id", "era"), _cases())
+@async_case
 async def test_scenario(case: Case, snapshot: Any, case_id: str, era: str) -> None:
     scenario = case.scenario(case_id)
     run = await case.run(case_id, era)

@@ -1,0 +1,46 @@
+"""The cases' fixtures and parametrization, visible to the cases alone.
+
+Living here rather than in the entry-point plugin, `case`, `target` and the
+`era` parameter exist only for tests under this folder: a user's fixtures of
+the same names are never captured, and nothing is parametrized outside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from elicit_conformance import grading
+from elicit_conformance.case import Case
+from elicit_conformance.revisions import ERAS
+from elicit_conformance.target import Target
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Collected without a conformance option or path (e.g. a parent folder):
+    # the run is a conformance run all the same.
+    grading.current(config)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Cases that take `era` run once per revision, the revision in their ID."""
+    if "era" not in metafunc.fixturenames or any(
+        "era" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    ):
+        return
+    marker = metafunc.definition.get_closest_marker("revisions")
+    metafunc.parametrize("era", marker.args if marker else ERAS)
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    return grading.current(pytestconfig).target
+
+
+@pytest.fixture
+def case(request: pytest.FixtureRequest, target: Target) -> Iterator[Case]:
+    run = grading.current(request.config)
+    case = Case(target, run.run_id, golden=run.golden, timeout=run.timeout)
+    request.node.stash[grading.CASE] = case
+    yield case
