@@ -8,7 +8,9 @@
    reference and the SDK peer against a hand-written guard asking the same
    questions in the same rounds, as a ratio.
 3. `request_state` bytes a client carries after k answered questions.
-4. Wall time of the whole suite, both revisions, in-process and over HTTP.
+4. What an unrelated project pays for the installed plugin: a 3-test run with
+   it and with `-p no:elicit_conformance`.
+5. Wall time of the whole suite, both revisions, in-process and over HTTP.
 
 Timings are measured here and only here, never asserted in tests.
 """
@@ -22,6 +24,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,10 +38,12 @@ from elicit_conformance.local_server import LocalServer
 from elicit_conformance.wire import MODERN, Transcript, connect
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The goals the reference is held to (issue 7).
+#: The goals the reference and the plugin are held to.
 RATIO_GOAL = 1.2
 BYTES_PER_ANSWER_GOAL = 100
 SUITE_GOAL_S = 20.0
+#: An unrelated project pays (almost) nothing for having the plugin installed.
+INERT_GOAL = 1.1
 
 
 def floor(scenario: dict[str, Any]) -> int:
@@ -56,7 +61,13 @@ def floor(scenario: dict[str, Any]) -> int:
 
 
 def _servers() -> dict[str, Any]:
-    from elicit_conformance.fixtures.peers import hand_guard, mcp_sdk
+    try:
+        from elicit_conformance.fixtures.peers import hand_guard, mcp_sdk
+    except ModuleNotFoundError as error:  # the wheel ships no peers
+        raise SystemExit(
+            "the benchmark compares the reference with the peers in the repository's "
+            "fixtures/peers: run it from a clone (pip install -e .)."
+        ) from error
     from elicit_conformance.reference.app import app
 
     return {"reference": app, "MCP SDK peer": mcp_sdk.app,
@@ -194,6 +205,23 @@ def _suite_seconds(*options: str) -> tuple[float, int]:
     return time.perf_counter() - started, done.returncode
 
 
+def _plugin_overhead(repeats: int = 7) -> tuple[float, float]:
+    """Median seconds of an unrelated 3-test project's run, with and without the plugin."""
+    with tempfile.TemporaryDirectory() as project:
+        Path(project, "test_three.py").write_text(
+            "def test_one():\n    assert 1\n\n\ndef test_two():\n    assert 2\n\n\ndef test_three():\n    assert 3\n"
+        )
+        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        timings: dict[bool, list[float]] = {True: [], False: []}
+        for _ in range(repeats):  # interleaved, so drift in machine load hits both alike
+            for loaded in (True, False):
+                started = time.perf_counter()
+                subprocess.run([*base, *([] if loaded else ["-p", "no:elicit_conformance"])],
+                               cwd=project, capture_output=True, check=True)
+                timings[loaded].append(time.perf_counter() - started)
+    return statistics.median(timings[True]), statistics.median(timings[False])
+
+
 # -- the table ----------------------------------------------------------------------
 
 
@@ -234,6 +262,11 @@ def main(argv: list[str] | None = None) -> None:
                  ", ".join(str(sizes[k]) for k in ks), "", "", "linear", _yes(worst < 0.05)))
     rows.append(("request_state bytes per answered question (slope)", f"{slope:.0f}", "", "",
                  f"<= ~{BYTES_PER_ANSWER_GOAL}", _yes(slope <= BYTES_PER_ANSWER_GOAL)))
+
+    loaded, unloaded = _plugin_overhead()
+    rows.append(("unrelated 3-test project, plugin installed (s, median of 7; x with -p no:elicit_conformance)",
+                 f"{loaded:.2f} ({loaded / unloaded:.2f}x)", "", "", f"<= {INERT_GOAL}x",
+                 _yes(loaded / unloaded <= INERT_GOAL)))
 
     if not args.no_suite:
         seconds, code = _suite_seconds()

@@ -26,3 +26,4 @@ def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None
     assert all(line.split(" | ")[1] == line.split("(floor ")[1].split(")")[0] for line in rounds)
     assert table.count("server µs, median") == 5
     assert "request_state bytes after k = 1, 2, 4, 8, 16, 32 answers" in table
+    assert "| unrelated 3-test project, plugin installed" in table

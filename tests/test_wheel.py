@@ -1,0 +1,187 @@
+"""The suite where its users are: the built wheel, a fresh venv, another folder.
+
+One wheel and one venv for the module (the floor of pytest, 8.x, so both
+majors are covered: the repository's own venv has the newest). Every run uses
+the venv's `pytest` launcher, from a folder that is not this repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.suite import ROOT
+
+#: The oldest pytest the package declares, installed beside the wheel.
+PYTEST_FLOOR = "pytest>=8.2,<9"
+SETUP_TIMEOUT = 900
+RUN_TIMEOUT = 600
+
+TINY_SERVER = '''\
+"""Somebody else's server: two catalog tools on the MCP SDK, counting in memory."""
+from collections import Counter
+from typing import Annotated
+
+from mcp.server.mcpserver import Elicit, MCPServer, Resolve
+from pydantic import BaseModel
+
+app = MCPServer("tiny")
+runs: Counter[str] = Counter()
+
+
+class Text(BaseModel):
+    value: str
+
+
+def ask_destination() -> Elicit[Text]:
+    return Elicit("Where would you like to fly?", Text)
+
+
+@app.tool()
+def body_runs(ref: str) -> int:
+    return runs[ref]
+
+
+@app.tool()
+def book_destination(ref: str, destination: Annotated[Text, Resolve(ask_destination)]) -> str:
+    runs[ref] += 1
+    return f"Booked a flight to {destination.value}"
+'''
+
+UNRELATED_TESTS = '''\
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def era():
+    return "bronze"
+
+
+@pytest.fixture
+def target():
+    return "the moon"
+
+
+def test_own_fixtures_win(era, target):
+    assert (era, target) == ("bronze", "the moon")
+
+
+@pytest.mark.parametrize("case", ["a", "b"])
+def test_own_parameters(case):
+    assert case in "ab"
+
+
+def test_nothing_of_the_suite_was_loaded():
+    loaded = [m for m in ("elicit_conformance.grading", "elicit_conformance.reference", "fastmcp") if m in sys.modules]
+    assert not loaded, loaded
+'''
+
+
+@dataclass
+class Venv:
+    bin: Path
+
+    def pytest(self, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
+        return subprocess.run(
+            [str(self.bin / "pytest"), "-p", "no:cacheprovider", *args],
+            cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+        )
+
+
+def _run(*command: str | Path, cwd: Path | None = None) -> str:
+    done = subprocess.run(
+        [str(c) for c in command], cwd=cwd, capture_output=True, text=True, timeout=SETUP_TIMEOUT
+    )
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--wheel", "--outdir", out, ROOT)
+    (built,) = out.glob("elicit_conformance-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
+    home = tmp_path_factory.mktemp("venv")
+    _run(sys.executable, "-m", "venv", home / "v")
+    _run(home / "v" / "bin" / "python", "-m", "pip", "install", "-q", wheel, PYTEST_FLOOR)
+    yield Venv(home / "v" / "bin")
+
+
+def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
+    assert tops == {"elicit_conformance"}, tops
+    for needed in ("elicit_conformance/requirements.toml", "elicit_conformance/fixtures/scenarios.json",
+                   "elicit_conformance/cases/conftest.py", "elicit_conformance/reference/app.py"):
+        assert needed in names, needed
+    assert any(n.startswith("elicit_conformance/snapshots/test_scenarios/") for n in names)
+    assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"
+
+
+def test_suite_passes_against_the_bundled_reference_from_an_empty_folder(venv: Venv, tmp_path: Path) -> None:
+    result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "elicit-conformance target: elicit_conformance.reference.app:app (from default)" in result.stdout
+    assert "snapshots passed" in result.stdout, "the golden transcripts were not compared"
+    headline = re.search(r"^elicit-conformance against \S+: (.*)$", result.stdout, re.M)
+    assert headline and re.fullmatch(r"\d+ pass", headline[1]), headline
+
+
+def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Path) -> None:
+    (tmp_path / "tiny.py").write_text(TINY_SERVER)
+    result = venv.pytest(
+        tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
+        "--conformance-report=report", "--conformance-write-baseline=baseline.txt",
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[-4000:]  # most of the catalog is missing
+    assert "elicit-conformance target: tiny:app (from --server)" in result.stdout
+    statuses = _statuses(tmp_path / "report" / "summary.md")
+    for test_id in ("test_scenario[BAT-1-2026-07-28]", "test_scenario[BAT-1-2025-11-25]",
+                    "test_scenario[OPT-3-2026-07-28]", "test_scenario[OPT-4-2025-11-25]"):
+        assert statuses[test_id] == "pass", (test_id, statuses[test_id])
+    assert statuses["test_scenario[ORD-4-2026-07-28]"] == "not testable"
+    assert re.search(r"\d+ not testable", result.stdout.splitlines()[-1]), result.stdout.splitlines()[-1]
+    # The written baseline makes the same run pass, and names each failing case once.
+    baseline = (tmp_path / "baseline.txt").read_text()
+    assert "test_scenario[ORD-4-2026-07-28]: Not testable:" in baseline
+    assert "test_scenario[BAT-1-2026-07-28]" not in baseline
+    again = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
+                        "--conformance-baseline=baseline.txt")
+    assert again.returncode == 0, again.stdout[-4000:]
+
+
+def test_an_unrelated_project_is_untouched(venv: Venv, tmp_path: Path) -> None:
+    (tmp_path / "test_mine.py").write_text(UNRELATED_TESTS)
+    with_plugin = venv.pytest(tmp_path, "-v")
+    without = venv.pytest(tmp_path, "-v", "-p", "no:elicit_conformance")
+    assert with_plugin.returncode == without.returncode == 0, with_plugin.stdout[-3000:]
+    assert _results(with_plugin.stdout) == _results(without.stdout)
+    assert len(_results(with_plugin.stdout)) == 4
+    ours = [line for line in with_plugin.stdout.splitlines() if line.startswith("elicit-conformance")]
+    assert not ours, ours
+
+
+def _results(output: str) -> list[tuple[str, str]]:
+    return sorted(re.findall(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED)", output, re.M))
+
+
+def _statuses(summary: Path) -> dict[str, str]:
+    rows = [line.split("|") for line in summary.read_text().splitlines() if line.startswith("| test_")]
+    return {cells[1].strip(): cells[5].strip() for cells in rows}
