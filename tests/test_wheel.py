@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -109,8 +110,13 @@ def _run(*command: str | Path, cwd: Path | None = None) -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: setuptools leaves build/ behind, and a stale build/lib
+    # in the work tree would ship modules that no longer exist.
+    source = tmp_path_factory.mktemp("source") / "elicit-conformance"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".tox", "build", "dist", "*.egg-info", "__pycache__", "report"))
     out = tmp_path_factory.mktemp("dist")
-    _run(sys.executable, "-m", "build", "--wheel", "--outdir", out, ROOT)
+    _run(sys.executable, "-m", "build", "--wheel", "--outdir", out, source)
     (built,) = out.glob("elicit_conformance-*.whl")
     return built
 
