@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -118,15 +118,23 @@ def digest(request: mcp_types.ElicitRequest) -> str:
     return base64.urlsafe_b64encode(packed).decode().rstrip("=")
 
 
+class LegProtocolError(Exception):
+    """A `Leg` was driven out of order: a bug in the caller, never the client's fault."""
+
+
 class Leg:
-    """One pass over a tool's questions.
+    """One pass over a tool's questions, driven by its caller in three steps.
 
     Usage::
 
         leg = Leg(questions, arguments, state, replies)
-        for question in leg.resolvers_to_run():
+        while (question := leg.next_resolver()) is not None:
             leg.decide(question, run(question.resolver, leg.inputs_for(question)))
         outcome = leg.outcome()
+
+    The order is enforced: a question's resolver sees the values decided before
+    it, so `next_resolver()` hands out one question at a time and waits for its
+    `decide()`, and `outcome()` refuses until every question has been visited.
     """
 
     def __init__(
@@ -145,21 +153,32 @@ class Leg:
         self._asking: dict[str, tuple[Question, mcp_types.ElicitRequest, str]] = {}
         #: Questions that need an answer still outstanding: next round.
         self._waiting: set[str] = set()
+        #: Index of the next question to visit, and the one handed out undecided.
+        self._next = 0
+        self._pending: Question | None = None
 
-    def resolvers_to_run(self) -> Iterator[Question]:
-        """Questions, in dependency order, whose resolver the caller must run now.
+    def next_resolver(self) -> Question | None:
+        """The next question, in dependency order, whose resolver the caller must
+        run and `decide()`; None when every question has been visited.
 
         Fixed-text questions are decided here. A question that needs an answer
-        still outstanding waits for a later round and is not yielded.
+        still outstanding waits for a later round and is not handed out.
         """
-        for question in self._questions:
+        if self._pending is not None:
+            raise LegProtocolError(
+                f"decide({self._pending.name!r}, ...) before asking for the next resolver"
+            )
+        while self._next < len(self._questions):
+            question = self._questions[self._next]
+            self._next += 1
             if any(need in self._asking or need in self._waiting for need in question.needs):
                 self._waiting.add(question.name)
-                continue
-            if question.resolver is None:
-                self.decide(question, question.marker)
+            elif question.resolver is None:
+                self._record(question, question.marker)
             else:
-                yield question
+                self._pending = question
+                return question
+        return None
 
     def inputs_for(self, question: Question) -> dict[str, Any]:
         """The named values `question`'s resolver takes."""
@@ -168,6 +187,13 @@ class Leg:
 
     def decide(self, question: Question, decision: Any) -> None:
         """Record what `question`'s resolver returned: a value, or an `Elicit`."""
+        if question is not self._pending:
+            expected = "nothing is pending" if self._pending is None else f"{self._pending.name!r} is pending"
+            raise LegProtocolError(f"decide({question.name!r}, ...) out of turn: {expected}")
+        self._pending = None
+        self._record(question, decision)
+
+    def _record(self, question: Question, decision: Any) -> None:
         if not isinstance(decision, Elicit):
             # Known without asking: nothing is carried, it is decided afresh
             # every round (RES-1, RES-3).
@@ -200,6 +226,11 @@ class Leg:
         self._values[question.name] = self._settle(question, decision, shape, answer)
 
     def outcome(self) -> Ask | Complete:
+        """This round's questions, or every value: only once every question was visited."""
+        if self._pending is not None or self._next < len(self._questions):
+            raise LegProtocolError(
+                "outcome() before every resolver ran: call next_resolver() until it returns None"
+            )
         if not self._asking:
             return Complete(dict(self._values))
         asking = sorted(self._asking.values(), key=lambda item: item[0].position)

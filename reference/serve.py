@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,13 +154,12 @@ async def _fill_in_process(
 
 
 async def _run_leg(leg: Leg, body: Callable[..., Any] | None = None) -> Ask | Complete | Ran:
-    pending = leg.resolvers_to_run()
-    for question in pending:
+    while (question := leg.next_resolver()) is not None:
         if _plain_sync(question):
             # From the first plain sync resolver on, the leg (and a sync body, if
             # it completes) runs in one worker thread: one hop per leg, as for a
             # sync tool, instead of one per resolver plus one for the body.
-            return await anyio.to_thread.run_sync(_finish_in_thread, leg, question, pending, body)
+            return await anyio.to_thread.run_sync(_finish_in_thread, leg, question, body)
         leg.decide(question, await _run_resolver(question, leg.inputs_for(question)))
     return leg.outcome()
 
@@ -174,9 +173,7 @@ def _plain_sync(question: Question) -> bool:
     )
 
 
-def _finish_in_thread(
-    leg: Leg, first: Question, pending: Iterator[Question], body: Callable[..., Any] | None
-) -> Ask | Complete | Ran:
+def _finish_in_thread(leg: Leg, first: Question, body: Callable[..., Any] | None) -> Ask | Complete | Ran:
     question: Question | None = first
     while question is not None:
         if _plain_sync(question):
@@ -187,7 +184,7 @@ def _finish_in_thread(
         else:
             decision = anyio.from_thread.run(_run_resolver, question, leg.inputs_for(question))
         leg.decide(question, decision)
-        question = next(pending, None)
+        question = leg.next_resolver()
     outcome = leg.outcome()
     if isinstance(outcome, Complete) and body is not None:
         return Ran(body(**outcome.values))

@@ -22,7 +22,15 @@ from elicit_conformance.reference import DeclarativeFastMCP, Elicit, Registratio
 from elicit_conformance.reference.app import airport_unless_obvious, confirm, which_airport
 from elicit_conformance.reference.questions import read_questions
 from elicit_conformance.reference.registration_probes import PROBES
-from elicit_conformance.reference.rounds import STATE_VERSION, Ask, Complete, ElicitationFailed, Leg, State
+from elicit_conformance.reference.rounds import (
+    STATE_VERSION,
+    Ask,
+    Complete,
+    ElicitationFailed,
+    Leg,
+    LegProtocolError,
+    State,
+)
 
 MODES = ["auto", "legacy"]
 
@@ -389,8 +397,39 @@ def questions_of(message: str) -> Any:
 
 def run_leg(questions: Any, state: State, replies: dict[str, Any]) -> Ask | Complete:
     leg = Leg(questions, {}, state, replies)
-    assert list(leg.resolvers_to_run()) == []  # fixed text: nothing for the caller to run
+    assert leg.next_resolver() is None  # fixed text: nothing for the caller to run
     return leg.outcome()
+
+
+def test_a_leg_refuses_to_be_driven_out_of_order() -> None:
+    """The engine's protocol: one resolver at a time, decided before the next,
+    and no outcome while anything is pending (else "run the body with nothing")."""
+
+    def chain(
+        origin: Annotated[str, Elicit(lambda: Elicit("From?"))],
+        destination: Annotated[str, Elicit(lambda origin: Elicit(f"From {origin} to?"))],
+    ) -> str:
+        return destination
+
+    questions = read_questions(chain)
+    leg = Leg(questions, {}, State(), {})
+    with pytest.raises(LegProtocolError, match="before every resolver ran"):
+        leg.outcome()
+    first = leg.next_resolver()
+    assert first is not None and first.name == "origin"
+    with pytest.raises(LegProtocolError, match="decide\\('origin', ...\\) before"):
+        leg.next_resolver()
+    with pytest.raises(LegProtocolError, match="before every resolver ran"):
+        leg.outcome()
+    with pytest.raises(LegProtocolError, match="out of turn: 'origin' is pending"):
+        leg.decide(questions[1], "Paris")
+    leg.decide(first, Elicit("From?"))
+    # The dependent question waits a round: it is never handed out this leg.
+    assert leg.next_resolver() is None
+    outcome = leg.outcome()
+    assert isinstance(outcome, Ask) and list(outcome.requests) == ["origin"]
+    with pytest.raises(LegProtocolError, match="out of turn: nothing is pending"):
+        leg.decide(first, "Lyon")
 
 
 def accept(value: Any) -> mcp_types.ElicitResult:
@@ -482,19 +521,22 @@ def test_typ_3_typ_4_typ_5_answers_are_checked_by_the_server_too() -> None:
 async def test_typ_1_typ_2_natural_schemas(mode: str) -> None:
     from elicit_conformance.reference.app import app
 
-    seen: dict[str, dict[str, Any]] = {}
+    # Both tools ask "Who is travelling?": a traveller model, and a plain name.
+    seen: dict[str, dict[str, dict[str, Any]]] = {"book_preferences": {}, "book_passengers": {}}
 
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        seen[message] = params.requested_schema
-        return ElicitResult(action="decline")
+    for tool, schemas in seen.items():
 
-    with pytest.raises(ToolError):
-        await call(app, mode, "book_preferences", {}, handler)
-    with pytest.raises(ToolError):
-        await call(app, mode, "book_passengers", {}, handler)
-    assert seen["Which cabin?"]["properties"]["value"]["enum"] == ["economy", "business"]
-    assert set(seen["Who is travelling?"]["properties"]) in ({"first", "last"}, {"value"})
-    assert seen["How many seats?"]["properties"]["value"]["type"] == "integer"
+        async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+            schemas[message] = params.requested_schema
+            return ElicitResult(action="decline")
+
+        with pytest.raises(ToolError):
+            await call(app, mode, tool, {}, handler)
+    preferences, passengers = seen["book_preferences"], seen["book_passengers"]
+    assert preferences["Which cabin?"]["properties"]["value"]["enum"] == ["economy", "business"]
+    assert set(preferences["Who is travelling?"]["properties"]) == {"first", "last"}
+    assert set(passengers["Who is travelling?"]["properties"]) == {"value"}
+    assert passengers["How many seats?"]["properties"]["value"]["type"] == "integer"
 
 
 # ERA -----------------------------------------------------------------------------
