@@ -28,7 +28,7 @@ from elicit_conformance.case import Case
 from elicit_conformance.normalize import normalize
 from elicit_conformance.plugin import ALL, DEFAULT_TIMEOUT
 from elicit_conformance.reach import Unreachable, list_tools
-from elicit_conformance.report import Outcome, Report
+from elicit_conformance.report import Outcome, Report, Status
 from elicit_conformance.requirements import Table, TableError
 from elicit_conformance.revisions import ERAS
 from elicit_conformance.target import (
@@ -44,7 +44,7 @@ ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"
 CASE = pytest.StashKey[Case]()
 #: What pytest prints for a case that ended as one of these statuses.
-_SHOWN = {"not testable": ("N", "NOT TESTABLE"), "timed out": ("T", "TIMED OUT")}
+_SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
 
 def activate(config: pytest.Config) -> None:
@@ -143,6 +143,8 @@ class ConformanceRun:
     #: Unique per run, so server-side records (body runs, profiles) never collide.
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
     report: Report = field(init=False)
+    #: Cases the baseline expects to fail, with the reason their mark gives.
+    baselined: dict[str, str] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.report = Report(self.target.spec, self.revisions)
@@ -207,7 +209,9 @@ class ConformanceRun:
             ("level", level), ("revision", revision or "n/a"),
         ]
         for entry in entries:
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline {entry.label}: {entry.reason}"))
+            reason = f"baseline {entry.label}: {entry.reason}"
+            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+            self.baselined[item.nodeid] = reason
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         # -k, -m and --revision leave cases out of the run, and so out of the report.
@@ -249,22 +253,22 @@ class ConformanceRun:
         if outcome is None:
             return report
         outcome.duration = round(outcome.duration + report.duration, 4)
-        if report.failed:
+        if call.when == "call" and call.excinfo is None and item.nodeid in self.baselined:
+            outcome.status = Status.STALE  # a baselined case passed: pytest reports XPASS(strict)
+            outcome.message = f"passes now: remove its baseline entry ({self.baselined[item.nodeid]})"
+        elif report.failed:
             if call.excinfo is not None and call.excinfo.errisinstance(NotTestable):
-                outcome.status, outcome.message = "not testable", str(call.excinfo.value)
+                outcome.status, outcome.message = Status.NOT_TESTABLE, str(call.excinfo.value)
             elif call.excinfo is not None and call.excinfo.errisinstance(TimedOut):
-                outcome.status, outcome.message = "timed out", str(call.excinfo.value)
-            elif "XPASS(strict)" in str(report.longrepr):
-                outcome.status = "stale baseline"
-                outcome.message = f"passes now: remove its baseline entry ({item.get_closest_marker('xfail').kwargs['reason']})"
-            elif outcome.status != "fail":
-                outcome.status, outcome.message = "fail", _first_line(report)
+                outcome.status, outcome.message = Status.TIMED_OUT, str(call.excinfo.value)
+            elif outcome.status != Status.FAIL:
+                outcome.status, outcome.message = Status.FAIL, _first_line(report)
         elif report.skipped and hasattr(report, "wasxfail"):
-            outcome.status, outcome.message = "expected failure", report.wasxfail
+            outcome.status, outcome.message = Status.EXPECTED, report.wasxfail
         elif report.skipped:
-            outcome.status, outcome.message = "skipped", _skip_reason(report)
-        elif call.when == "call" and outcome.status == "not run":
-            outcome.status = "pass"
+            outcome.status, outcome.message = Status.SKIPPED, _skip_reason(report)
+        elif call.when == "call" and outcome.status == Status.NOT_RUN:
+            outcome.status = Status.PASS
         if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
             lines = normalize(case.transcript, {case.run_id: "<run>"})
             self.report.write_transcript(self.report_dir, outcome, lines)

@@ -18,19 +18,33 @@ import json
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from elicit_conformance.requirements import Table
 
-#: Statuses, in the order the summary lists them (worst first).
-STATUSES = (
-    "fail", "timed out", "not testable", "stale baseline", "expected failure", "pass", "skipped", "not run",
-)
-#: Statuses a baseline written from the run lists: the cases that do not pass.
-FAILING = ("fail", "timed out", "not testable", "expected failure")
+class Status(StrEnum):
+    """A case's verdict, worst first: the order the summary lists them in."""
+
+    FAIL = "fail"
+    TIMED_OUT = "timed out"
+    NOT_TESTABLE = "not testable"
+    STALE = "stale baseline"
+    EXPECTED = "expected failure"
+    PASS = "pass"
+    SKIPPED = "skipped"
+    NOT_RUN = "not run"
+
+
+#: The cases a baseline written from the run lists: those that do not pass.
+FAILING = (Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.EXPECTED)
 #: A verdict-table cell may also say that a SHOULD row's warning fired.
-_CELLS = (*STATUSES[:5], "should not met", *STATUSES[5:])
+SHOULD_NOT_MET = "should not met"
+_CELLS = (
+    Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.STALE, Status.EXPECTED,
+    SHOULD_NOT_MET, Status.PASS, Status.SKIPPED, Status.NOT_RUN,
+)
 
 
 @dataclass
@@ -43,7 +57,7 @@ class Outcome:
     checks: list[str]
     revision: str | None
     level: str
-    status: str = "not run"
+    status: Status = Status.NOT_RUN
     duration: float = 0.0
     transcript: str | None = None
     #: First line of the failure, the baseline reason, or the skip reason.
@@ -71,12 +85,12 @@ class Report:
     @property
     def proved_nothing(self) -> bool:
         """Every case that ran was not testable: the target was never exercised."""
-        ran = [o for o in self.outcomes.values() if o.status not in ("skipped", "not run")]
-        return bool(ran) and all(o.status == "not testable" for o in ran)
+        ran = [o for o in self.outcomes.values() if o.status not in (Status.SKIPPED, Status.NOT_RUN)]
+        return bool(ran) and all(o.status == Status.NOT_TESTABLE for o in ran)
 
     def headline(self) -> str:
         counts = self.counts()
-        parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+        parts = [f"{counts[s]} {s}" for s in Status if counts[s]]
         line = f"elicit-conformance against {self.target}: " + ", ".join(parts or ["no cases"])
         if self.proved_nothing:
             line += ". Every case was not testable: this run proved nothing about the target."
@@ -116,9 +130,9 @@ class Report:
         cells: dict[tuple[str, str], str] = {}
         for o in self.outcomes.values():
             for row in o.checks:
-                status = o.status
-                if status == "pass" and any(n.startswith(f"{row} SHOULD") for n in o.should_not_met):
-                    status = "should not met"
+                status: str = o.status
+                if status == Status.PASS and any(n.startswith(f"{row} SHOULD") for n in o.should_not_met):
+                    status = SHOULD_NOT_MET
                 key = (row, o.revision or "n/a")
                 if key not in cells or _rank(status) < _rank(cells[key]):
                     cells[key] = status
@@ -130,7 +144,7 @@ class Report:
             ran = any((row.id, c) in cells for c in used)
             lines.append(
                 f"| {row.id} | {row.level} | "
-                + " | ".join(cells.get((row.id, c), "" if ran else "not run") for c in used) + " |"
+                + " | ".join(cells.get((row.id, c), "" if ran else Status.NOT_RUN) for c in used) + " |"
             )
         return "\n".join(lines) + "\n"
 
@@ -156,7 +170,7 @@ class Report:
         for o in sorted(self.outcomes.values(), key=lambda o: o.test_id):
             if o.status in FAILING:
                 # An expected failure's message is "baseline LABEL: reason"; keep the reason.
-                reason = o.message.split(": ", 1)[-1] if o.status == "expected failure" else o.message
+                reason = o.message.split(": ", 1)[-1] if o.status == Status.EXPECTED else o.message
                 lines.append(f"{o.test_id}: {_one_line(reason or o.status)}")
         return "\n".join(lines) + "\n"
 
