@@ -382,6 +382,7 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
         assert runs == 1 and run.text == "Booked a flight to " + "x" * 200_000
     else:
         assert runs == 0, f"the body ran on a {kind} reply: {run.text[:200]}"
-        assert run.failed or run.rounds, "a malformed reply must fail clearly or be asked again"
+        # Round 1 is the question; a second round is the question asked again.
+        assert run.failed or len(run.rounds) > 1, "a malformed reply must fail clearly or be asked again"
     if kind != "huge":
         case.assert_snapshot(snapshot)
