@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, ParamSpec
 
 import anyio
 
-from elicit_conformance.driver import Run, Script, catalog, drive, in_process_answerer
+from elicit_conformance.catalog import Scenario, load
+from elicit_conformance.driver import Run, Script, drive, in_process_answerer
 from elicit_conformance.normalize import normalize, render
 from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import NotTestable, TimedOut
-from elicit_conformance.wire import MODERN, Peer, Transcript, connect
+from elicit_conformance.wire import MODERN, Peer, Transcript, connect, missing_tool
 
 P = ParamSpec("P")
 
@@ -49,9 +49,9 @@ class Case:
             self.target.tools["names"] = await list_tools(self.target, self.timeout)
         return self.target.tools["names"]
 
-    def scenario(self, case_id: str) -> dict[str, Any]:
-        raw = json.dumps(catalog()["scenarios"][case_id]).replace("{run}", self.run_id)
-        return json.loads(raw)
+    def scenario(self, case_id: str) -> Scenario:
+        """The catalog scenario, its arguments prefixed for this run."""
+        return load().scenarios[case_id].for_run(self.run_id)
 
     @contextlib.asynccontextmanager
     async def peer(
@@ -68,10 +68,12 @@ class Case:
             ) as peer:
                 yield peer
         except BaseExceptionGroup as group:
-            # The transport's task group wraps what the case raised; a missing
-            # tool or a request unanswered must reach the report as itself.
-            if (verdict := group.subgroup((NotTestable, TimedOut))) is not None:
-                raise _first(verdict) from None
+            # The transport's task group wraps whatever the case raised: a missing
+            # tool, an unanswered request or a failed check reaches the report as itself.
+            verdict = group.subgroup((NotTestable, TimedOut))
+            leaves = _leaves(verdict or group)
+            if verdict is not None or len(leaves) == 1:
+                raise leaves[0] from None
             raise
 
     async def run(
@@ -79,13 +81,15 @@ class Case:
         case_id: str,
         era: str,
         *,
-        answers: dict[str, Any] | None = None,
+        answers: Mapping[str, Any] | None = None,
         between_rounds: Callable[[int, Run, Peer], Awaitable[None]] | None = None,
         tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> Run:
         """Drive the catalog scenario `case_id` on `era`."""
         scenario = self.scenario(case_id)
-        script = Script(scenario["tool"], scenario["arguments"], answers or scenario["answers"])
+        if scenario.tool not in await self.tools():
+            raise missing_tool(scenario.tool)
+        script = Script(scenario.tool, scenario.arguments, answers or scenario.answers)
         run = Run()
         async with self.peer(era, script, run) as peer:
             hook = None
@@ -95,7 +99,7 @@ class Case:
                     await between_rounds(number, current, peer)
 
             driven = await drive(
-                peer, scenario["tool"], scenario["arguments"], script,
+                peer, scenario.tool, dict(scenario.arguments), script,
                 between_rounds=hook, tamper=tamper,
             )
         if era != MODERN:
@@ -138,6 +142,9 @@ def body_run_count(result: dict[str, Any]) -> int:
     return int(result["content"][0]["text"])
 
 
-def _first(group: BaseExceptionGroup) -> BaseException:
-    leaf = group.exceptions[0]
-    return _first(leaf) if isinstance(leaf, BaseExceptionGroup) else leaf
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    return [
+        leaf
+        for exception in group.exceptions
+        for leaf in (_leaves(exception) if isinstance(exception, BaseExceptionGroup) else [exception])
+    ]

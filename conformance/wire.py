@@ -119,26 +119,37 @@ class Peer:
         Raises:
             TimedOut: The server did not answer within `timeout` seconds.
         """
-        data: dict[str, Any] = {"method": method, "params": dict(params)}
-        options: dict[str, Any] = {}
-        # The session's stamp adds what the negotiated era puts on every request
-        # (protocol version, client info and capabilities in `_meta`, headers).
-        self.session._stamp(data, options)
         async with answered_within(self.timeout, method):
             try:
-                return await self.session._dispatcher.send_raw_request(
-                    method, data["params"], options
-                )
+                return await _send_raw(self.session, method, params)
             except MCPError as error:
                 raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
         if self.tools is not None and name not in self.tools:
-            raise NotTestable(
-                f"the target has no tool {name!r}; every target implements the tools "
-                "of fixtures/scenarios.json"
-            )
+            raise missing_tool(name)
         return await self.request("tools/call", {"name": name, "arguments": arguments, **extra})
+
+
+def missing_tool(name: str) -> NotTestable:
+    return NotTestable(
+        f"the target has no tool {name!r}; every target implements the tools of "
+        "the contract (docs/contract.md)"
+    )
+
+
+async def _send_raw(session: ClientSession, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Send one request and return its result unparsed.
+
+    The only place the suite uses `ClientSession` internals (mcp 2.3): the
+    public calls parse a result into models, which would hide what the server
+    really sent. `_stamp` adds what the negotiated era puts on every request
+    (protocol version, client info and capabilities in `_meta`, headers).
+    """
+    data: dict[str, Any] = {"method": method, "params": dict(params)}
+    options: dict[str, Any] = {}
+    session._stamp(data, options)
+    return await session._dispatcher.send_raw_request(method, data["params"], options)
 
 
 Answerer = Callable[[mcp_types.ElicitRequestParams], Any]
