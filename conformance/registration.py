@@ -4,7 +4,7 @@ Registration cannot be observed over the wire, so a target that wants the REG
 cases checked provides, beside its app, a zero-argument `registration()`
 returning a mapping from probe id to a zero-argument callable. Each callable
 registers one tool (written in the target's own framework, as the probe id's
-brief case describes) on a fresh server and returns that tool's input schema.
+case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
 - `REG-1`..`REG-8` (and `REG-4/union`, `REG-4/list`): the wiring is wrong, so
   the callable must raise the framework's registration error, with a message

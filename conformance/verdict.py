@@ -1,6 +1,6 @@
 """How a check's outcome is graded: MUST fails, SHOULD warns, and "not testable".
 
-A SHOULD covers what the brief asks to be *clear* rather than exact (error
+A SHOULD covers what docs/behaviour.md asks to be *clear* rather than exact (error
 wording), where a different but reasonable server must not be failed. Under
 `--conformance-strict` the plugin turns `ShouldNotMet` into an error, so a
 broken SHOULD fails its case.
@@ -14,7 +14,7 @@ NOT_TESTABLE = "Not testable:"
 
 
 class ShouldNotMet(UserWarning):
-    """A SHOULD-level check of the brief did not hold; the case still passes."""
+    """A SHOULD-level check did not hold; the case still passes."""
 
 
 class NotTestable(Exception):

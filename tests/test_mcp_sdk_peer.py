@@ -23,3 +23,12 @@ def test_the_committed_verdict_table_is_current_and_explained(tmp_path: Path) ->
         if row["status"] != "pass" and f"\n| {row['case']} |" not in why and f"\n| {row['case']} (" not in why
     }
     assert not unexplained, f"failures with no explanation in docs/mcp-sdk.md: {sorted(unexplained)}"
+
+
+def test_the_tools_the_sdk_refuses_are_the_ones_the_doc_explains() -> None:
+    from elicit_conformance.fixtures.peers.mcp_sdk import REFUSED
+
+    assert set(REFUSED) == {"book_seat_outside", "book_seat_partial", "book_broken_dependency"}, REFUSED
+    why = DOC.read_text().split("## Why each case", 1)[1]
+    for tool, error in REFUSED.items():
+        assert f"`{tool}`" in why, f"docs/mcp-sdk.md does not explain why {tool} is refused: {error}"

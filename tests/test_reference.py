@@ -1,7 +1,7 @@
 """The reference engine, driven through the real fastmcp Client on both eras.
 
-Each test names the brief case it pins. These are the reference's own tests;
-the conformance cases in `conformance/cases` hold any server to the same brief
+Each test names the case (docs/behaviour.md) it pins. These are the reference's own tests;
+the conformance cases in `conformance/cases` hold any server to the same behaviour
 over the wire.
 """
 
