@@ -33,7 +33,8 @@ from typing import Annotated, Any
 import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
-from elicit_conformance.driver import Script, catalog, drive, read_requests
+from elicit_conformance.catalog import Scenario, load
+from elicit_conformance.driver import Script, drive, read_requests
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.wire import MODERN, Transcript, connect
 
@@ -44,20 +45,6 @@ BYTES_PER_ANSWER_GOAL = 100
 SUITE_GOAL_S = 20.0
 #: An unrelated project pays (almost) nothing for having the plugin installed.
 INERT_GOAL = 1.1
-
-
-def floor(scenario: dict[str, Any]) -> int:
-    """Depth of the dependency graph of the questions this scenario asks."""
-    questions = catalog()["tools"][scenario["tool"]]["questions"]
-    asked = {q for round_ in scenario["expect"]["rounds"] for q in round_}
-    depth: dict[str, int] = {}
-
-    def of(name: str) -> int:
-        if name not in depth:
-            depth[name] = 1 + max((of(n) for n in questions[name].get("needs", []) if n in asked), default=0)
-        return depth[name]
-
-    return max((of(q) for q in asked), default=0)
 
 
 def _servers() -> dict[str, Any]:
@@ -83,13 +70,13 @@ def _connect(server: Any) -> Any:
     return connect(FastMCPTransport(server), MODERN, Transcript(), _unused)
 
 
-async def _rounds(server: Any, scenario: dict[str, Any]) -> int | None:
+async def _rounds(server: Any, scenario: Scenario) -> int | None:
     async with _connect(server) as peer:
         listed = await peer.request("tools/list", {})
-        if scenario["tool"] not in {t["name"] for t in listed["tools"]}:
+        if scenario.tool not in {t["name"] for t in listed["tools"]}:
             return None
-        script = Script(scenario["tool"], scenario["arguments"], scenario["answers"])
-        return len((await drive(peer, scenario["tool"], scenario["arguments"], script)).rounds)
+        script = Script(scenario.tool, scenario.arguments, scenario.answers)
+        return len((await drive(peer, scenario.tool, dict(scenario.arguments), script)).rounds)
 
 
 # -- server time per leg ---------------------------------------------------------
@@ -132,7 +119,7 @@ async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str
     timers = {name: LegTimer() for name in servers}
     for name, server in servers.items():
         _middleware(server).append(timers[name])
-    scenario = next(s for s in catalog()["scenarios"].values() if s["tool"] == tool)
+    scenario = next(s for s in load().scenarios.values() if s.tool == tool)
     try:
         async with contextlib.AsyncExitStack() as stack:
             peers = {name: await stack.enter_async_context(_connect(server)) for name, server in servers.items()}
@@ -145,9 +132,9 @@ async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str
     return {name: {leg: statistics.median(v) for leg, v in sorted(t.samples.items())} for name, t in timers.items()}
 
 
-async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: dict[str, Any], ref: str) -> None:
-    arguments = {**scenario["arguments"], **({"ref": ref} if "ref" in scenario["arguments"] else {})}
-    script = Script(tool, arguments, scenario["answers"])
+async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: Scenario, ref: str) -> None:
+    arguments = {**scenario.arguments, **({"ref": ref} if "ref" in scenario.arguments else {})}
+    script = Script(tool, arguments, scenario.answers)
     params: dict[str, Any] = {}
     for leg in range(8):
         timer.label = f"leg {leg + 1}"
@@ -234,9 +221,10 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[tuple[str, ...]] = []
     header = ("Measure", "reference", "MCP SDK peer", "hand guard", "goal", "met")
 
-    scenarios = {k: s for k, s in catalog()["scenarios"].items() if s["expect"]["rounds"] or k.startswith("RES-1")}
+    catalog = load()
+    scenarios = {k: s for k, s in catalog.scenarios.items() if s.expect.rounds or k.startswith("RES-1")}
     for case_id, scenario in scenarios.items():
-        low = floor(scenario)
+        low = catalog.floor(scenario)
         counts = {name: anyio.run(_rounds, server, scenario) for name, server in servers.items()}
         ref = counts["reference"]
         rows.append((f"rounds {case_id} (floor {low})", str(ref), _n(counts["MCP SDK peer"]),

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from elicit_conformance.driver import Run, catalog
+from elicit_conformance.catalog import Scenario, load
+from elicit_conformance.driver import Run
 from elicit_conformance.verdict import should
 from elicit_conformance.wire import MODERN
 
 
-def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:
+def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
     """Modern: exactly the expected rounds, each in signature order (BAT-3, BAT-4,
     ORD-1). Handshake: each question once, none before what it quotes (ORD-7)."""
-    expected: list[list[str]] = scenario["expect"]["rounds"]
+    expected = [list(round_) for round_ in scenario.expect.rounds]
     asked = run.asked_params
     if era == MODERN:
         assert asked == expected, (
@@ -25,23 +24,23 @@ def check_rounds(run: Run, scenario: dict[str, Any], era: str) -> None:
     assert sorted(flat, key=str) == sorted(wanted), (
         f"questions differ: expected each of {wanted} once, the server asked {flat}"
     )
-    questions = catalog()["tools"][scenario["tool"]]["questions"]
+    questions = load().tools[scenario.tool].questions
     for index, param in enumerate(flat):
-        for need in questions[param].get("needs", []):
+        for need in questions[param].needs:
             if need in questions:
                 assert need in flat[:index], f"{param!r} was asked before {need!r}, which it quotes"
 
 
-def check_outcome(run: Run, scenario: dict[str, Any], clear: str) -> None:
+def check_outcome(run: Run, scenario: Scenario, clear: str) -> None:
     """MUST: the result text, or a failed call naming `error`'s names.
     SHOULD (the row `clear`): a failure also names `error_should`'s names."""
-    expect = scenario["expect"]
-    if "result" in expect:
+    expect = scenario.expect
+    if expect.result is not None:
         assert not run.failed, f"the call failed: {run.text}"
-        assert run.text == expect["result"], f"result {run.text!r}, expected {expect['result']!r}"
+        assert run.text == expect.result, f"result {run.text!r}, expected {expect.result!r}"
         return
     assert run.failed, f"the call should have failed, but returned {run.text!r}"
-    for name in expect["error"]:
+    for name in expect.error:
         assert name in run.text, f"the error must name {name!r}: {run.text!r}"
-    for name in expect.get("error_should", []):
+    for name in expect.error_should:
         should(name in run.text, clear, f"the error names {name!r}: {run.text!r}")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import elicit_conformance.cases
-from elicit_conformance.driver import catalog
+from elicit_conformance.catalog import load
 from elicit_conformance.requirements import Table
 
 RULES = """\
@@ -56,28 +56,14 @@ SCHEMA_NOTE = (
 )
 
 
-def requested_schema(question: dict[str, Any]) -> dict[str, Any] | None:
-    """The schema a conforming server requests for a catalog question."""
-    if question.get("message") == "(none)":
-        return None  # never asked: the tool fails before asking
-    if question["type"] == "object":
-        fields = question["fields"]
-        return {"type": "object", "properties": {f: {"type": "string"} for f in fields}, "required": fields}
-    value: dict[str, Any] = {"type": question["type"]}
-    for key in ("enum", "exclusiveMinimum"):
-        if key in question:
-            value[key] = question[key]
-    return {"type": "object", "properties": {"value": value}, "required": ["value"]}
-
-
 def tools_used() -> dict[str, set[str]]:
     """tool -> the requirement rows of the cases that call it, read from their source.
 
     A case uses a tool it names in a string, directly, through a module-level
     constant, or through a catalog scenario it runs.
     """
-    data = catalog()
-    tools, scenarios = set(data["tools"]), data["scenarios"]
+    catalog = load()
+    tools, scenarios = set(catalog.tools), catalog.scenarios
     used: dict[str, set[str]] = {tool: set() for tool in tools}
     for path in sorted(Path(elicit_conformance.cases.__file__).parent.glob("test_*.py")):
         module = ast.parse(path.read_text())
@@ -92,9 +78,9 @@ def tools_used() -> dict[str, set[str]]:
             rows = [s for d in node.decorator_list if _is_checks(d) for s in _strings(d)]
             names = _strings(node) | {s for n in ast.walk(node) if isinstance(n, ast.Name) for s in constants.get(n.id, ())}
             if node.name == "test_scenario":  # parametrized over every scenario
-                pairs = [(scenarios[s]["tool"], s.split("/")[0]) for s in scenarios]
+                pairs = [(s.tool, s.family) for s in scenarios.values()]
             else:
-                called = {n for n in names if n in tools} | {scenarios[n]["tool"] for n in names if n in scenarios}
+                called = {n for n in names if n in tools} | {scenarios[n].tool for n in names if n in scenarios}
                 pairs = [(tool, row) for tool in called for row in rows]
             for tool, row in pairs:
                 used[tool].add(row)
@@ -110,7 +96,7 @@ def _strings(node: ast.AST) -> set[str]:
 
 
 def render() -> str:
-    data = catalog()
+    catalog = load()
     table = Table.load()
     used = tools_used()
     out = [
@@ -129,20 +115,20 @@ def render() -> str:
         SCHEMA_NOTE,
         "",
     ]
-    for name, tool in data["tools"].items():
+    for name, tool in catalog.tools.items():
         out += [f"### `{name}`", ""]
-        arguments = ", ".join(f"`{a}`: {t}" for a, t in tool["arguments"].items()) or "none"
-        out += [f"- Arguments: {arguments}", f"- Returns: `{tool['returns']}`"]
+        arguments = ", ".join(f"`{a}`: {t}" for a, t in tool.arguments.items()) or "none"
+        out += [f"- Arguments: {arguments}", f"- Returns: `{tool.returns}`"]
         if rows := used[name]:
             out.append("- Checked by: " + ", ".join(_ordered(rows, table)))
-        if tool["questions"]:
+        if tool.questions:
             out += ["", "| Parameter | Message template | Waits for | Optional | Requested schema |",
                     "|---|---|---|---|---|"]
-            for param, question in tool["questions"].items():
-                schema = requested_schema(question)
+            for param, question in tool.questions.items():
+                schema = question.schema()
                 out.append(
-                    f"| `{param}` | `{question['message']}` | {', '.join(question.get('needs', [])) or '-'} "
-                    f"| {'yes' if question.get('optional') else 'no'} "
+                    f"| `{param}` | `{question.message}` | {', '.join(question.needs) or '-'} "
+                    f"| {'yes' if question.optional else 'no'} "
                     f"| {'never asked' if schema is None else '`' + json.dumps(schema) + '`'} |"
                 )
         out.append("")
@@ -150,22 +136,25 @@ def render() -> str:
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",
             "| Scenario | Tool | Arguments | User replies | Rounds | Outcome |", "|---|---|---|---|---|---|"]
-    for scenario_id, scenario in data["scenarios"].items():
-        expect = scenario["expect"]
-        if "result" in expect:
-            outcome = f"result `{expect['result']}`"
+    for scenario_id, scenario in catalog.scenarios.items():
+        expect = scenario.expect
+        if expect.result is not None:
+            outcome = f"result `{expect.result}`"
         else:
-            outcome = "fails" + (f", naming {', '.join(expect['error'])}" if expect["error"] else "")
-            if expect.get("error_should"):
-                outcome += f" (SHOULD name {', '.join(expect['error_should'])})"
-        if "body_runs" in expect:
-            outcome += f"; body ran {expect['body_runs']}x"
+            outcome = "fails" + (f", naming {', '.join(expect.error)}" if expect.error else "")
+            if expect.error_should:
+                outcome += f" (SHOULD name {', '.join(expect.error_should)})"
+        if expect.body_runs is not None:
+            outcome += f"; body ran {expect.body_runs}x"
+        replies = {param: reply.wire() for param, reply in scenario.answers.items()}
         out.append(
-            f"| {scenario_id} | `{scenario['tool']}` | `{json.dumps(scenario['arguments'])}` "
-            f"| `{json.dumps(scenario['answers'])}` | {expect['rounds']} | {outcome} |"
+            f"| {scenario_id} | `{scenario.tool}` | `{json.dumps(dict(scenario.arguments))}` "
+            f"| `{json.dumps(replies)}` | {[list(r) for r in expect.rounds]} | {outcome} |"
         )
     out += ["", "`{run}` in an argument is a per-run prefix, so records of one run never meet another's.", "",
-            "## Requirements", "", "| ID | Level | What is checked |", "|---|---|---|"]
+            "## Requirements", "",
+            "What each ID means, and the MCP specification section it rests on: `docs/behaviour.md`.", "",
+            "| ID | Level | What is checked |", "|---|---|---|"]
     for row in table.rows.values():
         sentence = row.checks + (f" *(not checked: {row.excluded})*" if row.excluded else "")
         out.append(f"| {row.id} | {row.level} | {sentence} |")

@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import mcp_types
 
+from elicit_conformance.catalog import Reply, load
 from elicit_conformance.wire import MODERN, Peer, RpcError
 
 #: A modern call that has not finished after this many rounds never will.
 MAX_ROUNDS = 8
-
-
-def catalog() -> dict[str, Any]:
-    return json.loads(resources.files("elicit_conformance.fixtures").joinpath("scenarios.json").read_text())
+CANCEL = Reply("cancel")
 
 
 @dataclass(frozen=True)
@@ -64,39 +61,30 @@ class Run:
         return self.error is not None or bool((self.result or {}).get("isError"))
 
 
-Reply = Callable[[Asked], mcp_types.ElicitResult | dict[str, Any]]
-
-
 class Script:
-    """The user's side of one scenario: a reply per catalog parameter."""
+    """The user's side of one call: a reply per catalog question of `tool`."""
 
-    def __init__(self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Any]) -> None:
-        self.questions: dict[str, Any] = catalog()["tools"][tool]["questions"]
+    def __init__(
+        self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Reply | Mapping[str, Any]]
+    ) -> None:
+        self.questions = load().tools[tool].questions
+        #: What a message may quote: the arguments, then each accepted answer.
         self.known: dict[str, Any] = dict(arguments)
-        self.answers = dict(answers)
+        self.answers = {p: r if isinstance(r, Reply) else Reply.parse(r) for p, r in answers.items()}
 
     def identify(self, message: str) -> str | None:
+        """The catalog question whose rendered message this is."""
         for param, question in self.questions.items():
-            try:
-                rendered = question["message"].format(**self.known)
-            except (KeyError, IndexError):
-                continue
-            if rendered == message:
+            if question.render(self.known) == message:
                 return param
         return None
 
     def reply(self, asked: Asked) -> dict[str, Any]:
         """The raw ElicitResult for one request; unknown questions are cancelled."""
-        spec = self.answers.get(asked.param or "", {"cancel": True})
-        if "accept" in spec:
-            self.known[asked.param or ""] = spec["accept"]
-            return {"action": "accept", "content": {"value": spec["accept"]}}
-        if "content" in spec:
-            content = spec["content"]
-            if asked.param and isinstance(content, dict):
-                self.known[asked.param] = content.get("value", content)
-            return {"action": "accept"} if content is None else {"action": "accept", "content": content}
-        return {"action": "decline" if "decline" in spec else "cancel"}
+        reply = self.answers.get(asked.param or "", CANCEL)
+        if reply.action == "accept" and asked.param and isinstance(reply.content, Mapping):
+            self.known[asked.param] = reply.value
+        return reply.wire()
 
 
 def read_requests(result: Mapping[str, Any], script: Script) -> list[Asked]:

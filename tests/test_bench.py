@@ -5,15 +5,13 @@ from __future__ import annotations
 import pytest
 
 from elicit_conformance import bench
-from elicit_conformance.driver import catalog
+from elicit_conformance.catalog import load
 
 
 def test_floor_is_the_depth_of_the_question_graph() -> None:
-    scenarios = catalog()["scenarios"]
-    assert bench.floor(scenarios["ORD-5"]) == 3
-    assert bench.floor(scenarios["ORD-4"]) == 2
-    assert bench.floor(scenarios["BAT-3"]) == 1
-    assert bench.floor(scenarios["RES-1"]) == 0
+    catalog = load()
+    floors = {case_id: catalog.floor(catalog.scenarios[case_id]) for case_id in ("ORD-5", "ORD-4", "BAT-3", "RES-1")}
+    assert floors == {"ORD-5": 3, "ORD-4": 2, "BAT-3": 1, "RES-1": 0}
 
 
 def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
@@ -21,7 +19,7 @@ def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None
     table = capsys.readouterr().out
     assert table.startswith("elicit-conformance benchmarks, ")
     rounds = [line for line in table.splitlines() if line.startswith("| rounds ")]
-    assert len(rounds) == len([s for s in catalog()["scenarios"].values() if s["expect"]["rounds"]]) + 1
+    assert len(rounds) == len([s for s in load().scenarios.values() if s.expect.rounds]) + 1
     # Rounds are counts, not timings: the reference asks at the floor on every scenario.
     assert all(line.split(" | ")[1] == line.split("(floor ")[1].split(")")[0] for line in rounds)
     assert table.count("server µs, median") == 5

@@ -1,45 +1,45 @@
-"""The catalog itself: its expected rounds are the floor the brief sets (ORD-1),
+"""The catalog itself: its expected rounds are the floor ORD-1 sets,
 and the contract rendered from it says what the reference really does."""
 
 import json
 import re
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from elicit_conformance.contract import render, requested_schema
-from elicit_conformance.driver import catalog
+from elicit_conformance.catalog import load
+from elicit_conformance.contract import render
+from elicit_conformance.requirements import Table
 
-CATALOG = catalog()
-
-
-def depth(tool: str, param: str) -> int:
-    questions = CATALOG["tools"][tool]["questions"]
-
-    @cache
-    def walk(name: str) -> int:
-        needs = [n for n in questions[name].get("needs", []) if n in questions]
-        return 1 + max((walk(n) for n in needs), default=0)
-
-    return walk(param)
+CATALOG = load()
 
 
-@pytest.mark.parametrize("case_id", list(CATALOG["scenarios"]))
+@pytest.mark.parametrize("case_id", list(CATALOG.scenarios))
 def test_expected_rounds_equal_the_depth_of_the_question_graph(case_id: str) -> None:
-    scenario = CATALOG["scenarios"][case_id]
-    for number, round_ in enumerate(scenario["expect"]["rounds"], start=1):
+    scenario = CATALOG.scenarios[case_id]
+    tool = CATALOG.tools[scenario.tool]
+    for number, round_ in enumerate(scenario.expect.rounds, start=1):
         for param in round_:
-            assert depth(scenario["tool"], param) == number, (case_id, param)
-        ordered = [p for p in CATALOG["tools"][scenario["tool"]]["questions"] if p in round_]
+            assert tool.depth(param) == number, (case_id, param)
+        ordered = tuple(p for p in tool.questions if p in round_)
         assert round_ == ordered, f"{case_id}: round {number} is not in signature order"
+    assert CATALOG.floor(scenario) == len(scenario.expect.rounds)
 
 
-def test_every_scenario_tool_is_in_the_catalog() -> None:
-    for case_id, scenario in CATALOG["scenarios"].items():
-        assert scenario["tool"] in CATALOG["tools"], case_id
+def test_a_catalog_that_contradicts_itself_is_refused() -> None:
+    from elicit_conformance.catalog import CatalogError, _scenario
+
+    good = {"tool": "book_destination", "arguments": {}, "answers": {}, "expect": {"rounds": [], "result": "x"}}
+    for broken, says in [
+        ({**good, "tool": "nope"}, "no tool 'nope'"),
+        ({**good, "answers": {"seat": {"accept": "x"}}}, "asks no question 'seat'"),
+        ({**good, "expect": {"rounds": [["destination"]], "result": "x", "error": []}}, "either a result or an error"),
+        ({**good, "answers": {"destination": {"maybe": True}}}, "must accept, give content, decline or cancel"),
+    ]:
+        with pytest.raises(CatalogError, match=says):
+            _scenario("X-1", broken, CATALOG.tools)
 
 
 def _without_titles(schema: Any) -> Any:
@@ -65,19 +65,25 @@ def _asked_in_golden_transcripts() -> list[tuple[str, str, dict[str, Any]]]:
 
 
 def test_contract_schemas_are_what_the_reference_asks() -> None:
-    """docs/contract.md shows `requested_schema()`: it must be what was observed on the wire."""
+    """docs/contract.md shows `Question.schema()`: it must be what was observed on the wire."""
     asked = _asked_in_golden_transcripts()
     assert len(asked) > 50, "the golden transcripts hold too few questions to judge the contract"
     for tool, message, schema in asked:
         matching = [
-            q for q in CATALOG["tools"][tool]["questions"].values()
-            if re.fullmatch(re.sub(r"\\\{\w+\\\}", ".+", re.escape(q["message"])), message)
+            q for q in CATALOG.tools[tool].questions.values()
+            if re.fullmatch(re.sub(r"\\\{\w+\\\}", ".+", re.escape(q.message)), message)
         ]
         if not matching:
             continue  # a reworded question (DIG-1) or a resolver's own (RES-4)
-        assert _without_titles(schema) in [requested_schema(q) for q in matching], (tool, message, schema)
+        assert _without_titles(schema) in [q.schema() for q in matching], (tool, message, schema)
 
 
 def test_contract_doc_is_up_to_date() -> None:
     committed = (Path(__file__).resolve().parents[1] / "docs" / "contract.md").read_text()
     assert committed == render(), "docs/contract.md is stale: run `python -m elicit_conformance.contract docs/contract.md`"
+
+
+def test_every_requirement_row_is_described_in_the_behaviour_document() -> None:
+    behaviour = (Path(__file__).resolve().parents[1] / "docs" / "behaviour.md").read_text()
+    missing = [row for row in Table.load().rows if f"**{row}**" not in behaviour]
+    assert not missing, f"docs/behaviour.md does not describe {missing}"

@@ -22,7 +22,8 @@ import pytest
 
 from elicit_conformance.case import body_run_count
 from elicit_conformance.checks import check_outcome, check_rounds
-from elicit_conformance.driver import Run, Script, catalog, drive
+from elicit_conformance.catalog import load
+from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.target import load_target
 from elicit_conformance.wire import MODERN, Peer, Transcript, connect
@@ -30,8 +31,8 @@ from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.reference.records import SEAL_VAR
 from tests.suite import run
 
-SCENARIOS = catalog()["scenarios"]
-MULTI_ROUND = [case_id for case_id, s in SCENARIOS.items() if len(s["expect"]["rounds"]) > 1]
+SCENARIOS = load().scenarios
+MULTI_ROUND = [case_id for case_id, s in SCENARIOS.items() if len(s.expect.rounds) > 1]
 
 
 def _base(url: str) -> str:
@@ -71,11 +72,11 @@ class Alternating:
 
 
 async def _alternate(urls: list[str], case_id: str, run_id: str) -> Run:
-    scenario = json.loads(json.dumps(SCENARIOS[case_id]).replace("{run}", run_id))
-    script = Script(scenario["tool"], scenario["arguments"], scenario["answers"])
+    scenario = SCENARIOS[case_id].for_run(run_id)
+    script = Script(scenario.tool, scenario.arguments, scenario.answers)
     async with connect(load_target(urls[0], "test").transport(), MODERN, Transcript(), None) as first, \
             connect(load_target(urls[1], "test").transport(), MODERN, Transcript(), None) as second:
-        return await drive(Alternating([first, second]), scenario["tool"], scenario["arguments"], script)
+        return await drive(Alternating([first, second]), scenario.tool, dict(scenario.arguments), script)
 
 
 @pytest.mark.parametrize("case_id", MULTI_ROUND)

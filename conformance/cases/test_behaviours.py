@@ -1,16 +1,18 @@
 """Cases that need more than a scripted reply: the client changes the world
 between rounds, edits what it sends, or reads the schema.
 
-Each test is named after the brief case it checks.
+Each test is named after the case (docs/behaviour.md) it checks.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from elicit_conformance.case import Case, async_case
+from elicit_conformance.catalog import Reply
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
 from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
@@ -55,7 +57,7 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
 @async_case
 async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any, era: str) -> None:
     scenario = case.scenario("BAT-3")
-    ref = scenario["arguments"]["ref"]
+    ref = scenario.arguments["ref"]
     seen: list[int] = []
 
     async def count(number: int, run: Run, peer: Peer) -> None:
@@ -145,8 +147,9 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
                              at: int = reword_after) -> None:
                 if number == at:
                     await peer.call_tool("set_copy", {"ref": ref, "text": reworded})
-                    script.questions = {**script.questions, "destination": {"message": reworded}}
-                    script.answers = {**script.answers, "destination": {"accept": "Oslo"}}
+                    asked = replace(script.questions["destination"], message=reworded)
+                    script.questions = {**script.questions, "destination": asked}
+                    script.answers = {**script.answers, "destination": Reply.parse({"accept": "Oslo"})}
 
             run = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=reword)
             messages = [[a.message for a in r] for r in run.rounds]
@@ -323,7 +326,7 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
         assert run.failed or len(run.rounds) > 1, run.text
     else:
         assert run.failed, f"a {kind} request_state was accepted: {run.text}"
-    assert await case.body_runs(scenario["arguments"]["ref"]) == 0
+    assert await case.body_runs(scenario.arguments["ref"]) == 0
     case.assert_snapshot(snapshot)
 
 
@@ -369,7 +372,7 @@ MALFORMED = {
 @async_case
 async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str, era: str) -> None:
     scenario = case.scenario("BAT-1")
-    ref = scenario["arguments"]["ref"] + f"-{kind}"
+    ref = scenario.arguments["ref"] + f"-{kind}"
 
     def garble(params: dict[str, Any]) -> dict[str, Any]:
         keys = list(params["inputResponses"]) or ["destination"]

@@ -12,21 +12,21 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.checks import check_outcome, check_rounds
-from elicit_conformance.driver import catalog
+from elicit_conformance.catalog import load
 from elicit_conformance.wire import ERAS, MODERN
 
-CATALOG = catalog()
+SCENARIOS = load().scenarios
 
 
 def _checks(case_id: str, era: str) -> list[str]:
     """The requirement rows one scenario checks on one revision."""
-    scenario = CATALOG["scenarios"][case_id]
-    checks = [case_id.split("/")[0]]
-    if era == MODERN and any(len(round_) > 1 for round_ in scenario["expect"]["rounds"]):
+    scenario = SCENARIOS[case_id]
+    checks = [scenario.family]
+    if era == MODERN and any(len(round_) > 1 for round_ in scenario.expect.rounds):
         checks.append("BAT-4")  # signature order within a round
-    if era != MODERN and scenario["expect"]["rounds"]:
+    if era != MODERN and scenario.expect.rounds:
         checks.append("ORD-7")  # each question once, after what it quotes
-    if scenario["expect"].get("error_should"):
+    if scenario.expect.error_should:
         checks.append(f"{checks[0]}/clear")
     return checks
 
@@ -34,7 +34,7 @@ def _checks(case_id: str, era: str) -> list[str]:
 def _cases() -> list[Any]:
     return [
         pytest.param(case_id, era, marks=pytest.mark.checks(*_checks(case_id, era)), id=f"{case_id}-{era}")
-        for case_id in CATALOG["scenarios"]
+        for case_id in SCENARIOS
         for era in ERAS
     ]
 
@@ -45,8 +45,8 @@ async def test_scenario(case: Case, snapshot: Any, case_id: str, era: str) -> No
     scenario = case.scenario(case_id)
     run = await case.run(case_id, era)
     check_rounds(run, scenario, era)
-    check_outcome(run, scenario, f"{case_id.split('/')[0]}/clear")
-    if "body_runs" in scenario["expect"]:
-        runs = await case.body_runs(scenario["arguments"]["ref"])
-        assert runs == scenario["expect"]["body_runs"], "the body ran on a failed call"
+    check_outcome(run, scenario, f"{scenario.family}/clear")
+    if scenario.expect.body_runs is not None:
+        runs = await case.body_runs(scenario.arguments["ref"])
+        assert runs == scenario.expect.body_runs, "the body ran on a failed call"
     case.assert_snapshot(snapshot)

@@ -1,0 +1,217 @@
+"""The scenario catalog (`fixtures/scenarios.json`) as typed, frozen records.
+
+The catalog is the contract every target implements, and the script the
+cases follow, so it is read and checked once (`load()`), and everything that
+derives from it lives here: rendering a question's message, the `{run}`
+prefix of a scenario's arguments, and the depth of a tool's question graph.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from importlib import resources
+from types import MappingProxyType
+from typing import Any, Literal
+
+#: The per-run prefix in scenario arguments (see `Scenario.for_run`).
+RUN = "{run}"
+#: A question a tool never gets to ask (it fails before asking).
+NEVER_ASKED = "(none)"
+
+
+class CatalogError(Exception):
+    """The catalog contradicts itself; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One elicited parameter of a catalog tool."""
+
+    param: str
+    #: A template filled from the tool's arguments and earlier answers.
+    message: str
+    type: str
+    #: Arguments and questions the message quotes.
+    needs: tuple[str, ...] = ()
+    optional: bool = False
+    #: An object question's fields; a scalar question's allowed values and bound.
+    fields: tuple[str, ...] = ()
+    enum: tuple[Any, ...] = ()
+    exclusive_minimum: float | None = None
+
+    def schema(self) -> dict[str, Any] | None:
+        """The schema a conforming server requests (titles aside); None if never asked."""
+        if self.message == NEVER_ASKED:
+            return None
+        if self.type == "object":
+            fields = list(self.fields)
+            return {"type": "object", "properties": {f: {"type": "string"} for f in fields}, "required": fields}
+        value: dict[str, Any] = {"type": self.type}
+        if self.enum:
+            value["enum"] = list(self.enum)
+        if self.exclusive_minimum is not None:
+            value["exclusiveMinimum"] = self.exclusive_minimum
+        return {"type": "object", "properties": {"value": value}, "required": ["value"]}
+
+    def render(self, known: Mapping[str, Any]) -> str | None:
+        """The message with `known` filled in; None while something it quotes is unknown."""
+        try:
+            return self.message.format(**known)
+        except (KeyError, IndexError):
+            return None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    arguments: Mapping[str, str]
+    #: What the tool returns, as a template or a sentence.
+    returns: str
+    #: In signature order.
+    questions: Mapping[str, Question]
+
+    def depth(self, param: str, among: frozenset[str] | None = None) -> int:
+        """The round a question is asked in: 1 + the depth of the questions it quotes
+        (only those in `among`, when given)."""
+        question = self.questions[param]
+        quoted = [n for n in question.needs if n in self.questions and (among is None or n in among)]
+        return 1 + max((self.depth(n, among) for n in quoted), default=0)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the scripted user answers to one question."""
+
+    action: Literal["accept", "decline", "cancel"]
+    #: The content sent with an accept (None: an accept without content).
+    content: Mapping[str, Any] | None = None
+
+    @classmethod
+    def parse(cls, spec: Mapping[str, Any]) -> Reply:
+        """`{"accept": v}` (a scalar's value), `{"content": {...}}` (raw content),
+        `{"decline": true}` or `{"cancel": true}`."""
+        if "accept" in spec:
+            return cls("accept", {"value": spec["accept"]})
+        if "content" in spec:
+            return cls("accept", spec["content"])
+        if "decline" in spec:
+            return cls("decline")
+        if "cancel" in spec:
+            return cls("cancel")
+        raise CatalogError(f"a reply must accept, give content, decline or cancel: {spec!r}")
+
+    @property
+    def value(self) -> Any:
+        """What an accepted answer means for the questions that quote it."""
+        content = self.content or {}
+        return content.get("value", content) if isinstance(content, Mapping) else content
+
+    def wire(self) -> dict[str, Any]:
+        """The raw `ElicitResult` a client sends."""
+        if self.action != "accept":
+            return {"action": self.action}
+        if self.content is None:
+            return {"action": "accept"}
+        return {"action": "accept", "content": _plain(self.content)}
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a conforming server does with a scenario."""
+
+    #: The modern era's rounds, each in signature order.
+    rounds: tuple[tuple[str, ...], ...]
+    #: The result text of a call that completes; None for a call that fails.
+    result: str | None = None
+    #: Names a failure MUST mention, and names it SHOULD mention.
+    error: tuple[str, ...] = ()
+    error_should: tuple[str, ...] = ()
+    #: How often the body ran, when the scenario observes it.
+    body_runs: int | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    answers: Mapping[str, Reply]
+    expect: Expect
+
+    @property
+    def family(self) -> str:
+        """The requirement row the scenario is named for: `REG-9/partial` -> `REG-9`."""
+        return self.id.split("/")[0]
+
+    def for_run(self, run_id: str) -> Scenario:
+        """The scenario with `{run}` in its arguments replaced, so that records one run
+        leaves on the server never meet another run's."""
+        arguments = {
+            k: v.replace(RUN, run_id) if isinstance(v, str) else v for k, v in self.arguments.items()
+        }
+        return replace(self, arguments=MappingProxyType(arguments))
+
+
+@dataclass(frozen=True)
+class Catalog:
+    about: str
+    tools: Mapping[str, Tool]
+    scenarios: Mapping[str, Scenario]
+
+    def floor(self, scenario: Scenario) -> int:
+        """The fewest rounds a scenario can take: the depth of the graph of the
+        questions it asks."""
+        tool = self.tools[scenario.tool]
+        asked = frozenset(q for round_ in scenario.expect.rounds for q in round_)
+        return max((tool.depth(q, asked) for q in asked), default=0)
+
+
+@functools.cache
+def load() -> Catalog:
+    """The packaged catalog, read and checked once per process."""
+    raw = json.loads(resources.files("elicit_conformance.fixtures").joinpath("scenarios.json").read_text())
+    tools = {name: _tool(name, spec) for name, spec in raw["tools"].items()}
+    scenarios = {sid: _scenario(sid, spec, tools) for sid, spec in raw["scenarios"].items()}
+    return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios))
+
+
+def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
+    questions = {}
+    for param, q in spec["questions"].items():
+        questions[param] = Question(
+            param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
+            tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
+        )
+    return Tool(name, MappingProxyType(dict(spec["arguments"])), spec["returns"], MappingProxyType(questions))
+
+
+def _scenario(sid: str, spec: Mapping[str, Any], tools: Mapping[str, Tool]) -> Scenario:
+    tool = tools.get(spec["tool"])
+    if tool is None:
+        raise CatalogError(f"scenario {sid}: no tool {spec['tool']!r} in the catalog")
+    for param in [*spec["answers"], *(p for r in spec["expect"]["rounds"] for p in r)]:
+        if param not in tool.questions:
+            raise CatalogError(f"scenario {sid}: {spec['tool']} asks no question {param!r}")
+    expect = spec["expect"]
+    if ("result" in expect) == ("error" in expect):
+        raise CatalogError(f"scenario {sid}: expect either a result or an error")
+    return Scenario(
+        sid,
+        spec["tool"],
+        MappingProxyType(dict(spec["arguments"])),
+        MappingProxyType({p: Reply.parse(r) for p, r in spec["answers"].items()}),
+        Expect(
+            tuple(tuple(r) for r in expect["rounds"]), expect.get("result"), tuple(expect.get("error", ())),
+            tuple(expect.get("error_should", ())), expect.get("body_runs"),
+        ),
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A copy the caller may change without changing the catalog."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
