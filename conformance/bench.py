@@ -34,7 +34,7 @@ import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import Script, drive, read_requests
+from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.wire import MODERN, Transcript, connect
 
@@ -61,13 +61,9 @@ def _servers() -> dict[str, Any]:
             "hand guard, one a round": hand_guard.one_at_a_time, "hand guard, batched": hand_guard.batched}
 
 
-async def _unused(params: Any) -> Any:
-    raise AssertionError("a modern call never sends elicitation/create")
-
-
 def _connect(server: Any) -> Any:
     # The client declares elicitation, as one that answers InputRequiredResults does.
-    return connect(FastMCPTransport(server), MODERN, Transcript(), _unused)
+    return connect(FastMCPTransport(server), MODERN, Transcript())
 
 
 async def _rounds(server: Any, scenario: Scenario) -> int | None:
@@ -134,15 +130,13 @@ async def _time_legs(servers: dict[str, Any], tool: str, calls: int) -> dict[str
 
 async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: Scenario, ref: str) -> None:
     arguments = {**scenario.arguments, **({"ref": ref} if "ref" in scenario.arguments else {})}
-    script = Script(tool, arguments, scenario.answers)
-    params: dict[str, Any] = {}
-    for leg in range(8):
-        timer.label = f"leg {leg + 1}"
-        result = await peer.call_tool(tool, arguments, **params)
-        if result.get("resultType") != "input_required":
-            return
-        asked = read_requests(result, script)
-        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, "requestState": result["requestState"]}
+
+    async def next_leg(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
+        timer.label = f"leg {number + 2}"
+        return params
+
+    timer.label = "leg 1"
+    await drive(peer, tool, arguments, Script(tool, arguments, scenario.answers), on_round=next_leg)
 
 
 # -- request_state size ------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any, ParamSpec
 import anyio
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import Run, Script, drive, in_process_answerer
+from elicit_conformance.driver import OnRound, Run, Script, drive
 from elicit_conformance.normalize import normalize, render
 from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
@@ -54,17 +54,13 @@ class Case:
         return load().scenarios[case_id].for_run(self.run_id)
 
     @contextlib.asynccontextmanager
-    async def peer(
-        self, era: str, script: Script | None = None, run: Run | None = None, *, elicitation: bool = True
-    ) -> AsyncIterator[Peer]:
-        """A recorded connection; on the handshake era `script` answers the asks."""
-        answer = None
-        if elicitation:
-            answer = in_process_answerer(script or Script("body_runs", {}, {}), run or Run())
+    async def peer(self, era: str, *, elicitation: bool = True) -> AsyncIterator[Peer]:
+        """A recorded connection at `era`; `drive()` answers the questions on it."""
         tools = await self.tools()
         try:
             async with connect(
-                self.target.transport(), era, self.transcript, answer, tools, self.timeout
+                self.target.transport(), era, self.transcript,
+                elicitation=elicitation, tools=tools, timeout=self.timeout,
             ) as peer:
                 yield peer
         except BaseExceptionGroup as group:
@@ -82,29 +78,15 @@ class Case:
         era: str,
         *,
         answers: Mapping[str, Any] | None = None,
-        between_rounds: Callable[[int, Run, Peer], Awaitable[None]] | None = None,
-        tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        on_round: OnRound | None = None,
     ) -> Run:
         """Drive the catalog scenario `case_id` on `era`."""
         scenario = self.scenario(case_id)
         if scenario.tool not in await self.tools():
             raise missing_tool(scenario.tool)
         script = Script(scenario.tool, scenario.arguments, answers or scenario.answers)
-        run = Run()
-        async with self.peer(era, script, run) as peer:
-            hook = None
-            if between_rounds is not None:
-
-                async def hook(number: int, current: Run) -> None:
-                    await between_rounds(number, current, peer)
-
-            driven = await drive(
-                peer, scenario.tool, dict(scenario.arguments), script,
-                between_rounds=hook, tamper=tamper,
-            )
-        if era != MODERN:
-            driven.rounds = run.rounds
-        return driven
+        async with self.peer(era) as peer:
+            return await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
 
     async def body_runs(self, ref: str) -> int:
         async with self.peer(MODERN) as peer:

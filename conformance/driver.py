@@ -16,7 +16,7 @@ from typing import Any
 import mcp_types
 
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.wire import MODERN, Peer, RpcError
+from elicit_conformance.wire import MODERN, Answerer, Peer, RpcError
 
 #: A modern call that has not finished after this many rounds never will.
 MAX_ROUNDS = 8
@@ -42,6 +42,8 @@ class Run:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     states: list[str] = field(default_factory=list)
+    #: The server was still asking after `MAX_ROUNDS` rounds (`error` says so).
+    gave_up: bool = False
 
     @property
     def asked_params(self) -> list[list[str | None]]:
@@ -96,24 +98,34 @@ def read_requests(result: Mapping[str, Any], script: Script) -> list[Asked]:
     return asked
 
 
+#: Runs after each 2026-07-28 ask is answered, before the retry, and returns the
+#: retry's params: the place to change the server's world (RES-3, DIG-1) or to
+#: tamper with what the client sends (SEC cases).
+OnRound = Callable[[int, Run, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
 async def drive(
     peer: Peer,
     tool: str,
-    arguments: dict[str, Any],
+    arguments: Mapping[str, Any],
     script: Script,
     *,
-    between_rounds: Callable[[int, Run], Awaitable[None]] | None = None,
-    tamper: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    on_round: OnRound | None = None,
 ) -> Run:
-    """Call `tool` until it completes, answering every ask from `script`.
+    """Call `tool` until it completes, answering every question from `script`.
 
-    `between_rounds` runs after each modern ask is answered, before the retry
-    (RES-3, DIG-1 change the server's world there); `tamper` may rewrite the
-    retry's params (SEC cases).
+    On 2026-07-28 each round is a call of its own; on the handshake era the
+    questions arrive as `elicitation/create` during the one call, each a round.
     """
     run = Run()
+    arguments = dict(arguments)
     if peer.era != MODERN:
-        return await _drive_in_process(peer, tool, arguments, script, run)
+        with peer.answering(in_process_answerer(script, run)):
+            try:
+                run.result = await peer.call_tool(tool, arguments)
+            except RpcError as error:
+                run.error = error.error
+        return run
     params: dict[str, Any] = {}
     for number in range(MAX_ROUNDS + 1):
         try:
@@ -127,32 +139,21 @@ async def drive(
         asked = read_requests(result, script)
         run.rounds.append(asked)
         run.states.append(result.get("requestState", ""))
-        params = {
-            "inputResponses": {a.key: script.reply(a) for a in asked},
-            "requestState": result.get("requestState"),
-        }
-        if between_rounds is not None:
-            await between_rounds(number, run)
-        if tamper is not None:
-            params = tamper(params)
+        params = {"inputResponses": {a.key: script.reply(a) for a in asked}}
+        # requestState is optional: send back exactly what came, or nothing.
+        if result.get("requestState") is not None:
+            params["requestState"] = result["requestState"]
+        if on_round is not None:
+            params = await on_round(number, run, params)
+    run.gave_up = True
     run.error = {"message": f"the call did not complete within {MAX_ROUNDS} rounds"}
     return run
 
 
-async def _drive_in_process(
-    peer: Peer, tool: str, arguments: dict[str, Any], script: Script, run: Run
-) -> Run:
-    try:
-        run.result = await peer.call_tool(tool, arguments)
-    except RpcError as error:
-        run.error = error.error
-    return run
+def in_process_answerer(script: Script, run: Run) -> Answerer:
+    """The handshake-era answerer: each `elicitation/create` is a round of one."""
 
-
-def in_process_answerer(script: Script, run: Run) -> Callable[[Any], Awaitable[Any]]:
-    """The handshake-era callback: each `elicitation/create` is a round of one."""
-
-    async def answer(params: mcp_types.ElicitRequestParams) -> Any:
+    async def answer(params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
         schema = getattr(params, "requested_schema", None) or {}
         asked = Asked("", script.identify(params.message), params.message, dict(schema))
         run.rounds.append([asked])

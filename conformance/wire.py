@@ -9,7 +9,7 @@ dict (or the raw JSON-RPC error), and on the handshake era each
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,19 +99,36 @@ class RpcError(Exception):
         return str(self.error.get("message"))
 
 
+#: Answers one handshake-era `elicitation/create` with an `ElicitResult`.
+Answerer = Callable[[mcp_types.ElicitRequestParams], Awaitable[mcp_types.ElicitResult]]
+
+
 class Peer:
     """One connection to the target, negotiated at one era."""
 
-    def __init__(
-        self, session: ClientSession, era: str, tools: frozenset[str] | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        self.session = session
+    def __init__(self, era: str, tools: frozenset[str] | None = None, timeout: float | None = None) -> None:
         self.era = era
         #: The target's tools, when known: calling another is "not testable", not "wrong".
         self.tools = tools
         #: Seconds one request may wait for its answer; None waits forever.
         self.timeout = timeout
+        #: Who answers the handshake era's `elicitation/create`; unset, the user cancels.
+        self.answerer: Answerer | None = None
+        self.session: ClientSession
+
+    @contextlib.contextmanager
+    def answering(self, answerer: Answerer) -> Iterator[None]:
+        """Let `answerer` answer every `elicitation/create` while the block runs."""
+        self.answerer = answerer
+        try:
+            yield
+        finally:
+            self.answerer = None
+
+    async def _answer(self, params: mcp_types.ElicitRequestParams) -> mcp_types.ElicitResult:
+        if self.answerer is None:
+            return mcp_types.ElicitResult(action="cancel")
+        return await self.answerer(params)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request; the raw result, or `RpcError` with the raw error.
@@ -152,30 +169,29 @@ async def _send_raw(session: ClientSession, method: str, params: dict[str, Any])
     return await session._dispatcher.send_raw_request(method, data["params"], options)
 
 
-Answerer = Callable[[mcp_types.ElicitRequestParams], Any]
-
-
 @contextlib.asynccontextmanager
 async def connect(
     transport: ClientTransport,
     era: str,
     transcript: Transcript,
-    answer: Answerer | None,
+    *,
+    elicitation: bool = True,
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection at `era` over `transport`.
 
-    `answer` receives each handshake-era `elicitation/create` and returns an
-    `ElicitResult`; with `None` the client declares no elicitation capability.
+    With `elicitation` the client declares the capability, and each handshake-era
+    `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
     """
+    peer = Peer(era, tools, timeout)
     kwargs: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
     }
-    if answer is not None:
+    if elicitation:
 
         async def on_elicit(context: Any, params: mcp_types.ElicitRequestParams) -> Any:
-            return await answer(params)
+            return await peer._answer(params)
 
         kwargs["elicitation_callback"] = on_elicit
     options = TransportOptions(session_class=_recording_session(transcript))
@@ -186,7 +202,8 @@ async def connect(
         else:
             async with answered_within(timeout, "initialize"):
                 await session.initialize()
-        yield Peer(session, era, tools, timeout)
+        peer.session = session
+        yield peer
 
 
 @contextlib.asynccontextmanager

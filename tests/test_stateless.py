@@ -23,7 +23,7 @@ import pytest
 from elicit_conformance.case import body_run_count
 from elicit_conformance.checks import check_outcome, check_rounds
 from elicit_conformance.catalog import load
-from elicit_conformance.driver import Run, Script, drive
+from elicit_conformance.driver import OnRound, Run, Script, drive
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.target import load_target
 from elicit_conformance.wire import MODERN, Peer, Transcript, connect
@@ -74,9 +74,9 @@ class Alternating:
 async def _alternate(urls: list[str], case_id: str, run_id: str) -> Run:
     scenario = SCENARIOS[case_id].for_run(run_id)
     script = Script(scenario.tool, scenario.arguments, scenario.answers)
-    async with connect(load_target(urls[0], "test").transport(), MODERN, Transcript(), None) as first, \
-            connect(load_target(urls[1], "test").transport(), MODERN, Transcript(), None) as second:
-        return await drive(Alternating([first, second]), scenario.tool, dict(scenario.arguments), script)
+    async with connect(load_target(urls[0], "test").transport(), MODERN, Transcript(), elicitation=False) as first, \
+            connect(load_target(urls[1], "test").transport(), MODERN, Transcript(), elicitation=False) as second:
+        return await drive(Alternating([first, second]), scenario.tool, scenario.arguments, script)
 
 
 @pytest.mark.parametrize("case_id", MULTI_ROUND)
@@ -107,13 +107,11 @@ def test_sec_4_the_whole_suite_through_a_balancer(shared_key: list[str], tmp_pat
     assert len(continuations) > 50 and set(continuations) == {0, 1}, "rounds did not spread over both processes"
 
 
-async def _book(
-    url: str, number: int, ref: str, wait: Any
-) -> tuple[int, Run, dict[str, Any]]:
+async def _book(url: str, number: int, ref: str, wait: OnRound) -> tuple[int, Run, dict[str, Any]]:
     answers = {"destination": {"accept": f"City-{number}"}, "airport": {"accept": f"A{number:02d}"}}
-    async with connect(load_target(url, "test").transport(), MODERN, Transcript(), None) as peer:
+    async with connect(load_target(url, "test").transport(), MODERN, Transcript(), elicitation=False) as peer:
         script = Script("book_reworded", {}, answers)
-        result = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=wait)
+        result = await drive(peer, "book_reworded", {"ref": ref}, script, on_round=wait)
         runs = await peer.call_tool("body_runs", {"ref": ref})
     return number, result, runs
 
@@ -126,13 +124,14 @@ def test_fifty_calls_in_flight_keep_their_own_answers(tmp_path: Path) -> None:
         outcomes: list[Any] = []
         halfway, everyone_halfway = [0], anyio.Event()
 
-        async def after_round_one(number: int, current: Run) -> None:
+        async def after_round_one(number: int, current: Run, params: dict[str, Any]) -> dict[str, Any]:
             # No call sends its second round until all fifty are mid-call.
             if number == 0:
                 halfway[0] += 1
                 if halfway[0] == calls:
                     everyone_halfway.set()
                 await everyone_halfway.wait()
+            return params
 
         async def one(number: int) -> None:
             outcomes.append(await _book(url, number, f"{prefix}-{number}", after_round_one))

@@ -12,7 +12,7 @@ from elicit_conformance.target import DEFAULT_SPEC, TargetError, command_target,
         ("no_such_module_xyz:app", "could not be imported"),
         ("elicit_conformance.reference.app:missing", "has no attribute 'missing'"),
         ("elicit_conformance.reference.app:Airport", "not an MCP server"),
-        ("elicit_conformance.cases.test_scenarios:CATALOG", "not an MCP server"),
+        ("elicit_conformance.cases.test_scenarios:SCENARIOS", "not an MCP server"),
     ],
 )
 def test_bad_server_values_are_explained(spec: str, says: str) -> None:

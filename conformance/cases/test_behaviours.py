@@ -15,7 +15,7 @@ from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
-from elicit_conformance.wire import HANDSHAKE, MODERN, Peer, RpcError
+from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -60,10 +60,11 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
     ref = scenario.arguments["ref"]
     seen: list[int] = []
 
-    async def count(number: int, run: Run, peer: Peer) -> None:
+    async def count(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         seen.append(await case.body_runs(ref))
+        return params
 
-    run = await case.run("BAT-3", era, between_rounds=count)
+    run = await case.run("BAT-3", era, on_round=count)
     assert not run.failed, run.text
     assert seen and set(seen) == {0}, f"the body ran before every question was answered: {seen}"
     assert await case.body_runs(ref) == 1, "the body must run exactly once"
@@ -91,13 +92,13 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
     """Round 2 re-sends round 1's key with another value and adds a key never
     asked: neither may change what the call ends with."""
 
-    def meddle(params: dict[str, Any]) -> dict[str, Any]:
+    async def meddle(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         responses = dict(params["inputResponses"])
         for key in ("destination", "airport"):
             responses.setdefault(key, {"action": "accept", "content": {"value": "Rome"}})
         return {**params, "inputResponses": responses}
 
-    run = await case.run("ORD-1", era, tamper=meddle)
+    run = await case.run("ORD-1", era, on_round=meddle)
     assert run.asked_params == [["destination"], ["airport"]], run.asked_params
     assert run.text == "Paris/CDG"
     case.assert_snapshot(snapshot)
@@ -111,12 +112,13 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
     answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
     async with case.peer(era) as peer:
 
-        async def learn(number: int, run: Run) -> None:
+        async def learn(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
             # The profile gains a home airport while the user's reply is in flight.
             await peer.call_tool("save_home_airport", {"traveller": traveller, "airport": "LHR"})
+            return params
 
         script = Script("book_profile", {"traveller": traveller}, answers)
-        run = await drive(peer, "book_profile", {"traveller": traveller}, script, between_rounds=learn)
+        run = await drive(peer, "book_profile", {"traveller": traveller}, script, on_round=learn)
     # Round order is BAT-4's business; here only which questions were asked.
     assert sorted(p for r in run.asked_params for p in r) == ["airport", "date"], run.asked_params
     assert run.text == f"{traveller} from LHR on 2026-08-01", run.text
@@ -143,15 +145,16 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
             ref = f"{case.run_id}-dig-1-{reword_after}"
             script = Script("book_reworded", {}, answers)
 
-            async def reword(number: int, run: Run, ref: str = ref, script: Script = script,
-                             at: int = reword_after) -> None:
+            async def reword(number: int, run: Run, params: dict[str, Any], ref: str = ref,
+                             script: Script = script, at: int = reword_after) -> dict[str, Any]:
                 if number == at:
                     await peer.call_tool("set_copy", {"ref": ref, "text": reworded})
                     asked = replace(script.questions["destination"], message=reworded)
                     script.questions = {**script.questions, "destination": asked}
                     script.answers = {**script.answers, "destination": Reply.parse({"accept": "Oslo"})}
+                return params
 
-            run = await drive(peer, "book_reworded", {"ref": ref}, script, between_rounds=reword)
+            run = await drive(peer, "book_reworded", {"ref": ref}, script, on_round=reword)
             messages = [[a.message for a in r] for r in run.rounds]
             assert reworded in messages[reword_after + 1], (
                 f"after rewording, the old answer was credited: rounds {messages}"
@@ -262,11 +265,10 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
 @async_case
 async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
-    run = Run()
-    async with case.peer(era, script, run) as peer:
-        result = await peer.call_tool("ask_imperatively", {})
-    assert not result.get("isError"), result
-    assert result["content"][0]["text"] == "Booked a flight to Paris"
+    async with case.peer(era) as peer:
+        run = await drive(peer, "ask_imperatively", {}, script)
+    assert not run.failed, run.text
+    assert run.text == "Booked a flight to Paris"
     case.assert_snapshot(snapshot)
 
 
@@ -274,7 +276,7 @@ async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, sn
 @async_case
 async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
     script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
-    async with case.peer(era, script) as peer:
+    async with case.peer(era) as peer:
         run = await drive(peer, "guard_by_hand", {}, script)
     if era == MODERN:
         assert run.text == "Booked a flight to Paris", run.text
@@ -316,11 +318,11 @@ def _forgeries(state: str) -> dict[str, str]:
 async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
     case: Case, snapshot: Any, kind: str, era: str,
 ) -> None:
-    def forge(params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "requestState": _forgeries(params["requestState"])[kind]}
+    async def forge(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "requestState": _forgeries(params.get("requestState", ""))[kind]}
 
     scenario = case.scenario("BAT-1")
-    run = await case.run("BAT-1", era, tamper=forge)
+    run = await case.run("BAT-1", era, on_round=forge)
     if kind == "empty":
         # No state is "no progress": the question is asked again, never answered.
         assert run.failed or len(run.rounds) > 1, run.text
@@ -374,12 +376,12 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
     scenario = case.scenario("BAT-1")
     ref = scenario.arguments["ref"] + f"-{kind}"
 
-    def garble(params: dict[str, Any]) -> dict[str, Any]:
+    async def garble(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         keys = list(params["inputResponses"]) or ["destination"]
         return {**params, "inputResponses": {keys[0]: MALFORMED[kind]}}
 
     async with case.peer(era) as peer:
-        run = await drive(peer, "book_destination", {"ref": ref}, Script("book_destination", {}, {}), tamper=garble)
+        run = await drive(peer, "book_destination", {"ref": ref}, Script("book_destination", {}, {}), on_round=garble)
     runs = await case.body_runs(ref)
     if kind == "huge" and not run.failed:
         assert runs == 1 and run.text == "Booked a flight to " + "x" * 200_000

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elicit_conformance.case import Case, body_run_count
-from elicit_conformance.driver import Script, read_requests
+from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
 from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect
 
@@ -120,10 +120,6 @@ async def _request(peer: Peer, name: str, arguments: dict[str, Any], **extra: An
     return result
 
 
-async def _never_asked(params: Any) -> Any:
-    raise AssertionError("a modern call sent elicitation/create")
-
-
 async def _foreign_states(peer: Peer, ref: str) -> dict[str, str]:
     """State from another call of the same tool, carrying another user's answer
     (so crediting it shows), and from another tool."""
@@ -139,18 +135,14 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
     honest = {"destination": {"accept": plan.destination}, "airport": {"accept": plan.airport}}
     script = Script(TOOL, {}, honest)
     attacks = list(plan.attacks)
-    params: dict[str, Any] = {}
-    outcome: dict[str, Any] = {}
     blamed: str | None = None
-    for _ in range(8):
-        tally.rounds += 1
-        outcome = await _request(peer, TOOL, {"ref": ref}, **params)
-        if outcome.get("resultType") != "input_required":
-            break
-        asked = read_requests(outcome, script)
-        assert asked, f"an ask with no requests: {outcome}"
-        replies = {a.key: script.reply(a) for a in asked}
-        state: str | None = outcome.get("requestState")
+
+    async def corrupt(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
+        """This round's attack, if any, on what the client sends back."""
+        nonlocal blamed
+        asked = run.rounds[-1]
+        assert asked, f"an ask with no requests (round {number + 1})"
+        replies, state = params["inputResponses"], params.get("requestState")
         blamed = None
         step = attacks.pop(0) if attacks else None
         if step is not None and step[0] in STATE_ATTACKS:
@@ -160,23 +152,27 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
             replies = _corrupt_replies(replies, kind, target, value, text)
             if kind in ("wrong-type", "no-content"):
                 blamed = next((a.param for a in asked if a.key in replies and replies[a.key] != script.reply(a)), None)
-        params = {"inputResponses": replies}
-        if state is not None:
-            params["requestState"] = state
+        return {"inputResponses": replies} | ({} if state is None else {"requestState": state})
+
+    run = await drive(peer, TOOL, {"ref": ref}, script, on_round=corrupt)
+    tally.rounds += len(run.rounds) + (0 if run.gave_up else 1)
     ran = body_run_count(await _request(peer, "body_runs", {"ref": ref}))
-    text = "\n".join(b.get("text", "") for b in outcome.get("content") or [] if isinstance(b, dict))
-    if outcome.get("resultType") == "input_required":
+    if run.error is not None and not run.gave_up:
+        assert isinstance(run.error.get("code"), int) and isinstance(run.error.get("message"), str), run.error
+    if run.result is not None:
+        assert "content" in run.result, f"malformed result: {run.result}"
+    if run.gave_up:
         verdict = "still asking"
         assert ran == 0, "the body ran although the call never completed"
-    elif "error" in outcome or outcome.get("isError"):
+    elif run.failed:
         verdict = "refused"
-        assert ran == 0, f"the body ran although the call failed: {outcome}"
-        if blamed is not None and "error" not in outcome:
-            should(blamed in text, "SEC-3/clear", f"the error names {blamed!r}: {text[:200]!r}")
+        assert ran == 0, f"the body ran although the call failed: {run.error or run.result}"
+        if blamed is not None and run.error is None:
+            should(blamed in run.text, "SEC-3/clear", f"the error names {blamed!r}: {run.text[:200]!r}")
     else:
         verdict = "completed"
         expected = f"Booked a flight to {plan.destination}/{plan.airport}"
-        assert text == expected, f"completed with other data than the user gave: {text[:200]!r}"
+        assert run.text == expected, f"completed with other data than the user gave: {run.text[:200]!r}"
         assert ran == 1, f"the body ran {ran} times for one completed call"
     tally.outcomes[verdict] = tally.outcomes.get(verdict, 0) + 1
 
@@ -193,7 +189,7 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
         # One connection for every example: a stdio target is one process, not thousands.
         # It declares elicitation, as a client answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
-            connect(case.target.transport(), era, Transcript(), _never_asked, tools, case.timeout)
+            connect(case.target.transport(), era, Transcript(), tools=tools, timeout=case.timeout)
         ) as peer:
             foreign = portal.call(_foreign_states, peer, f"{case.run_id}-fuzz")
 
