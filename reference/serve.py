@@ -52,26 +52,20 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
     is_async = inspect.iscoroutinefunction(inspect.unwrap(unpartial(fn)))
 
     async def tool(**kwargs: Any) -> Any:
-        ctx = get_context()
-        # A sync body can share the worker thread of the leg's last sync resolver.
-        body = None if is_async else functools.partial(fn, **kwargs)
         try:
-            filled = await _fill(questions, kwargs, ctx, body)
+            outcome = await _fill(questions, kwargs, get_context(), Body(fn, kwargs, is_async))
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
-        if isinstance(filled, mcp_types.InputRequiredResult):
-            return filled  # the body does not run this leg (BAT-2)
-        if isinstance(filled, Ran):
-            result = filled.result
-        else:
-            call = functools.partial(fn, **kwargs, **filled)
-            result = await call() if is_async else await anyio.to_thread.run_sync(call)
-        if isinstance(result, mcp_types.InputRequiredResult):
+        if isinstance(outcome, Ask):  # the body does not run this leg (BAT-2)
+            return mcp_types.InputRequiredResult(
+                input_requests=dict(outcome.requests), request_state=outcome.state.encode()
+            )
+        if isinstance(outcome.result, mcp_types.InputRequiredResult):
             raise ToolError(
                 "This tool declares Elicit(...) parameters and its body also "
                 "returned an InputRequiredResult; a call has one channel for input."
             )
-        return result
+        return outcome.result
 
     tool.__signature__ = signature.replace(parameters=model_facing)  # type: ignore[attr-defined]
     tool.__annotations__ = {
@@ -89,36 +83,45 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @dataclass(frozen=True)
 class Ran:
-    """The leg completed and the sync body already ran, in the same worker thread."""
+    """Every value was known and the body ran: what it returned."""
 
     result: Any
 
 
-async def _fill(
-    questions: tuple[Question, ...],
-    kwargs: Mapping[str, Any],
-    ctx: Context,
-    body: Callable[..., Any] | None = None,
-) -> dict[str, Any] | Ran | mcp_types.InputRequiredResult:
-    """Values for every question, or this leg's ask on a modern connection.
+@dataclass(frozen=True)
+class Body:
+    """The tool body, its arguments bound, run once every elicited value is known.
 
-    `body` (a sync tool's body, arguments bound) may be run here, as `Ran`,
-    when the leg completes inside a worker thread anyway.
+    Where it runs is the point: a sync body runs in the worker thread its leg's
+    sync resolvers already occupy (one thread hop per leg, as fastmcp makes for
+    any sync tool), an async body on the event loop.
     """
+
+    fn: Callable[..., Any]
+    kwargs: Mapping[str, Any]
+    is_async: bool
+
+    def run_here(self, values: Mapping[str, Any]) -> Ran | None:
+        """From a worker thread: run a sync body now; an async one must wait for the loop."""
+        return None if self.is_async else Ran(self.fn(**self.kwargs, **values))
+
+    async def run(self, values: Mapping[str, Any]) -> Ran:
+        call = functools.partial(self.fn, **self.kwargs, **values)
+        return Ran(await call() if self.is_async else await anyio.to_thread.run_sync(call))
+
+
+async def _fill(
+    questions: tuple[Question, ...], kwargs: Mapping[str, Any], ctx: Context, body: Body
+) -> Ask | Ran:
+    """This leg's questions on a modern connection, or the body's result once
+    every value is known."""
     rc = ctx.request_context
     if rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        leg = Leg(
-            questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {}
-        )
+        leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
         outcome = await _run_leg(leg, body)
-        if isinstance(outcome, Ran):
-            return outcome
-        if isinstance(outcome, Complete):
-            return outcome.values
-        return mcp_types.InputRequiredResult(
-            input_requests=dict(outcome.requests), request_state=outcome.state.encode()
-        )
-    return await _fill_in_process(questions, kwargs, ctx)
+    else:
+        outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
+    return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome
 
 
 async def _fill_in_process(
@@ -153,12 +156,11 @@ async def _fill_in_process(
     )
 
 
-async def _run_leg(leg: Leg, body: Callable[..., Any] | None = None) -> Ask | Complete | Ran:
+async def _run_leg(leg: Leg, body: Body | None = None) -> Ask | Complete | Ran:
+    """Run a leg's resolvers: on the event loop until the first plain sync one,
+    then the rest of the leg, and `body` if the leg completes, in one worker thread."""
     while (question := leg.next_resolver()) is not None:
         if _plain_sync(question):
-            # From the first plain sync resolver on, the leg (and a sync body, if
-            # it completes) runs in one worker thread: one hop per leg, as for a
-            # sync tool, instead of one per resolver plus one for the body.
             return await anyio.to_thread.run_sync(_finish_in_thread, leg, question, body)
         leg.decide(question, await _run_resolver(question, leg.inputs_for(question)))
     return leg.outcome()
@@ -173,7 +175,7 @@ def _plain_sync(question: Question) -> bool:
     )
 
 
-def _finish_in_thread(leg: Leg, first: Question, body: Callable[..., Any] | None) -> Ask | Complete | Ran:
+def _finish_in_thread(leg: Leg, first: Question, body: Body | None) -> Ask | Complete | Ran:
     question: Question | None = first
     while question is not None:
         if _plain_sync(question):
@@ -186,8 +188,8 @@ def _finish_in_thread(leg: Leg, first: Question, body: Callable[..., Any] | None
         leg.decide(question, decision)
         question = leg.next_resolver()
     outcome = leg.outcome()
-    if isinstance(outcome, Complete) and body is not None:
-        return Ran(body(**outcome.values))
+    if isinstance(outcome, Complete) and body is not None and (ran := body.run_here(outcome.values)):
+        return ran
     return outcome
 
 
