@@ -37,13 +37,13 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     async with case.peer(era) as peer:
         listed = await peer.request("tools/list", {})
     schemas = {tool["name"]: tool.get("inputSchema", {}) for tool in listed["tools"]}
-    for tool, hidden in ELICITED.items():
-        properties = schemas.get(tool, {}).get("properties", {})
-        required = schemas.get(tool, {}).get("required", [])
-        for name in hidden:
-            assert name not in properties and name not in required, (
-                f"{tool}: elicited parameter {name!r} is in the input schema"
-            )
+    leaked = [
+        f"{tool}.{name}"
+        for tool, hidden in ELICITED.items()
+        for name in hidden
+        if name in schemas.get(tool, {}).get("properties", {}) or name in schemas.get(tool, {}).get("required", [])
+    ]
+    assert not leaked, f"elicited parameters in the input schema: {', '.join(leaked)}"
     # What is there is judged first; a missing tool leaves the rest unproven.
     if missing := [tool for tool in ELICITED if tool not in schemas]:
         raise NotTestable(f"the target has no tool {missing[0]!r}" + (f" (nor {missing[1:]})" if missing[1:] else ""))
@@ -179,6 +179,10 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, s
             )
         except RpcError:
             return case.assert_snapshot(snapshot)  # stale state rejected: conforming
+    if retry.get("isError"):  # rejected as a tool error: conforming too, unless CDG got through
+        text = " ".join(b.get("text", "") for b in retry.get("content") or [] if isinstance(b, dict))
+        assert "CDG" not in text, f"the answer for Paris was credited to Rome: {text!r}"
+        return case.assert_snapshot(snapshot)
     assert retry.get("resultType") == "input_required", (
         f"the answer for Paris was credited to Rome: {retry}"
     )
@@ -278,10 +282,13 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
     script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era) as peer:
         run = await drive(peer, "guard_by_hand", {}, script)
-    if era == MODERN:
-        assert run.text == "Booked a flight to Paris", run.text
+    if era == MODERN or not run.failed:
+        # On the handshake era a framework may also serve the ask itself, over
+        # elicitation/create: then it must be the whole, correct exchange.
+        assert run.text == "Booked a flight to Paris", f"the hand-returned ask was mishandled: {run.text!r}"
+        if era != MODERN:
+            assert run.asked_params == [["destination"]], f"answered without asking: {run.asked_params}"
     else:
-        assert run.failed, "an InputRequiredResult on a handshake connection must fail"
         should("2026-07-28" in run.text or "2025-11-25" in run.text, "ERA-3/clear", f"the error names the era: {run.text!r}")
     case.assert_snapshot(snapshot)
 
