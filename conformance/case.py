@@ -54,7 +54,7 @@ class Case:
         return load().scenarios[case_id].for_run(self.run_id)
 
     @contextlib.asynccontextmanager
-    async def peer(self, era: str, *, elicitation: bool = True) -> AsyncIterator[Peer]:
+    async def peer(self, era: str, *, elicitation: bool | tuple[str, ...] = True) -> AsyncIterator[Peer]:
         """A recorded connection at `era`; `drive()` answers the questions on it."""
         tools = await self.tools()
         try:

@@ -78,13 +78,33 @@ class _Recorded:
         return getattr(self._inner, name)
 
 
-def _recording_session(transcript: Transcript) -> Callable[..., ClientSession]:
+class _Session(ClientSession):
+    """A client session that declares only the elicitation modes it is given."""
+
+    modes: tuple[str, ...] = ("form", "url")
+
+    def _build_capabilities(self, version: str) -> mcp_types.ClientCapabilities:
+        # The SDK declares both modes whenever there is a callback; ERA-5 and ERA-7
+        # need a client that declares URL mode only. (Private API of mcp 2.3.)
+        capabilities = super()._build_capabilities(version)
+        if capabilities.elicitation is None or self.modes == ("form", "url"):
+            return capabilities
+        elicitation = mcp_types.ElicitationCapability(
+            form=mcp_types.FormElicitationCapability() if "form" in self.modes else None,
+            url=mcp_types.UrlElicitationCapability() if "url" in self.modes else None,
+        )
+        return capabilities.model_copy(update={"elicitation": elicitation})
+
+
+def _recording_session(transcript: Transcript, modes: tuple[str, ...]) -> Callable[..., ClientSession]:
     def build(read_stream: Any, write_stream: Any, **kwargs: Any) -> ClientSession:
-        return ClientSession(
+        session = _Session(
             _Recorded(read_stream, transcript, "server->client"),
             _Recorded(write_stream, transcript, "client->server"),
             **kwargs,
         )
+        session.modes = modes
+        return session
 
     return build
 
@@ -175,26 +195,28 @@ async def connect(
     era: str,
     transcript: Transcript,
     *,
-    elicitation: bool = True,
+    elicitation: bool | tuple[str, ...] = True,
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection at `era` over `transport`.
 
-    With `elicitation` the client declares the capability, and each handshake-era
+    With `elicitation` the client declares the capability (True: both modes; or
+    the modes to declare, e.g. `("url",)`), and each handshake-era
     `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
     """
+    modes = ("form", "url") if elicitation is True else tuple(elicitation or ())
     peer = Peer(era, tools, timeout)
     kwargs: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
     }
-    if elicitation:
+    if modes:
 
         async def on_elicit(context: Any, params: mcp_types.ElicitRequestParams) -> Any:
             return await peer._answer(params)
 
         kwargs["elicitation_callback"] = on_elicit
-    options = TransportOptions(session_class=_recording_session(transcript))
+    options = TransportOptions(session_class=_recording_session(transcript, modes))
     async with transport.connect_session(transport_options=options, **kwargs) as session:
         if era == MODERN:
             async with answered_within(timeout, "server/discover"):

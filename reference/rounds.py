@@ -35,6 +35,9 @@ from elicit_conformance.reference.questions import Question
 STATE_VERSION = 1
 
 
+_PAST = {"decline": "declined", "cancel": "cancelled"}
+
+
 class ElicitationFailed(Exception):
     """The call cannot go on; the message says why and names the parameter."""
 
@@ -272,8 +275,9 @@ class Leg:
             if question.has_default:
                 return question.default
             raise ElicitationFailed(
-                f"Cannot continue without {question.name!r}: the request was "
-                f"{answer.action}d. Give the parameter a default to make it optional."
+                f"Cannot continue without {question.name!r}: the user "
+                f"{_PAST[answer.action]} the question. Give the parameter a default to "
+                "make it optional."
             )
         try:
             value = shape.read(answer.content)

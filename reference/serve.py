@@ -22,6 +22,8 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.context import Context
 from fastmcp.server.dependencies import get_context, resolve_dependencies
+from mcp.shared.exceptions import MCPError
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapabilityErrorData
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from uncalled_for import get_dependency_parameters
 
@@ -119,22 +121,49 @@ async def _fill(
     if rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS:
         leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
         outcome = await _run_leg(leg, body)
+        if isinstance(outcome, Ask):
+            _require_form_elicitation(ctx, outcome, modern=True)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome
+
+
+def _require_form_elicitation(ctx: Context, ask: Ask, *, modern: bool) -> None:
+    """Ask only a client that declared form elicitation (a bare `elicitation: {}`,
+    from before modes existed, counts; URL mode alone does not).
+
+    Raises:
+        MCPError: On 2026-07-28, -32021 with the capability required, as the
+            protocol's missing-capability error.
+        ElicitationFailed: On the handshake era, a tool error saying the same.
+    """
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if elicitation is not None and (elicitation.form is not None or elicitation.url is None):
+        return
+    names = ", ".join(repr(name) for name in ask.requests)
+    message = (
+        f"This tool must ask the user for {names}, but the client did not declare the "
+        "form elicitation capability. Connect with a client that handles form elicitation."
+    )
+    if not modern:
+        raise ElicitationFailed(message)
+    required = mcp_types.ClientCapabilities(
+        elicitation=mcp_types.ElicitationCapability(form=mcp_types.FormElicitationCapability())
+    )
+    raise MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=message,
+        data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        ),
+    )
 
 
 async def _fill_in_process(
     questions: tuple[Question, ...], kwargs: Mapping[str, Any], ctx: Context
 ) -> dict[str, Any]:
     """Handshake era: each round's questions go out one by one while the call is open."""
-    capability = mcp_types.ClientCapabilities(elicitation=mcp_types.ElicitationCapability())
-    if not ctx.session.check_client_capability(capability):
-        raise ElicitationFailed(
-            f"This tool must ask the user for {questions[0].name!r}, but the client "
-            "did not declare the elicitation capability. Connect with a client that "
-            "handles elicitation/create."
-        )
     state, replies = State(), {}
     # Each round answers at least one question, so the depth of the graph bounds
     # the rounds; a resolver whose wording never settles cannot loop forever.
@@ -142,6 +171,7 @@ async def _fill_in_process(
         outcome = await _run_leg(Leg(questions, kwargs, state, replies))
         if isinstance(outcome, Complete):
             return outcome.values
+        _require_form_elicitation(ctx, outcome, modern=False)
         replies = {}
         for name, request in outcome.requests.items():
             replies[name] = await ctx.session.elicit(

@@ -293,23 +293,52 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
     case.assert_snapshot(snapshot)
 
 
+#: What a client that cannot take a form question declares.
+NO_FORM = {"none": (), "url-only": ("url",)}
+
+
 @pytest.mark.checks("ERA-5")
 @pytest.mark.revisions(HANDSHAKE)
+@pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
-async def test_era_5_handshake_client_without_elicitation_gets_an_error_not_a_hang(
-    case: Case, snapshot: Any, era: str,
+async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang(
+    case: Case, snapshot: Any, declared: str, era: str,
 ) -> None:
-    import anyio
-
-    ref = f"{case.run_id}-era-5"
-    with anyio.fail_after(10, shield=False):
-        async with case.peer(era, elicitation=False) as peer:
-            try:
-                result = await peer.call_tool("book_destination", {"ref": ref})
-            except RpcError as error:
-                result = {"isError": True, "content": [{"text": str(error)}]}
+    ref = f"{case.run_id}-era-5-{declared}"
+    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
+        try:
+            result = await peer.call_tool("book_destination", {"ref": ref})
+        except RpcError as error:
+            result = {"isError": True, "content": [{"text": str(error)}]}
+    asked = [m for d, m in case.transcript.messages if d == "server->client" and m.get("method") == "elicitation/create"]
+    assert not asked, f"sent elicitation/create to a client that declared {declared}: {asked}"
     assert result.get("isError"), f"the call should fail clearly: {result}"
     assert await case.body_runs(ref) == 0
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.checks("ERA-7", "ERA-7/clear")
+@pytest.mark.revisions(MODERN)
+@pytest.mark.parametrize("declared", list(NO_FORM))
+@async_case
+async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
+    case: Case, snapshot: Any, declared: str, era: str,
+) -> None:
+    ref = f"{case.run_id}-era-7-{declared}"
+    error: dict[str, Any] | None = None
+    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
+        try:
+            result = await peer.call_tool("book_destination", {"ref": ref})
+        except RpcError as raised:
+            result, error = {}, raised.error
+    requests = (result.get("inputRequests") or {}).values()
+    forms = [r for r in requests if r.get("method") == "elicitation/create"
+             and (r.get("params") or {}).get("mode", "form") == "form"]
+    assert not forms, f"asked a client that declared {declared} a form question: {forms}"
+    assert error is not None or result.get("isError"), f"the call should fail: {result}"
+    assert await case.body_runs(ref) == 0
+    should(error is not None and error.get("code") == -32021, "ERA-7/clear",
+           f"the refusal is -32021, missing required client capability: {error or result}")
     case.assert_snapshot(snapshot)
 
 
