@@ -37,7 +37,8 @@ RULES = """\
   named under each tool.
 - **Errors.** Where a case expects a call to fail, either a JSON-RPC error or a
   tool result with `"isError": true` is accepted. "The error names X" means X
-  appears in the error's message or data, or in the result's text.
+  appears as a word of its own (not inside another name such as the tool's) in
+  the error's message or data, or in the result's text.
 - **`body_runs` counts across connections.** Every case opens its own
   connection, and a later one asks `body_runs` how often an earlier call's body
   ran. Count per `ref` for the whole life of the server, and across processes

@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elicit_conformance.case import Case, body_run_count
+from elicit_conformance.checks import names
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
 from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect
@@ -168,7 +169,7 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         verdict = "refused"
         assert ran == 0, f"the body ran although the call failed: {run.error or run.result}"
         if blamed is not None and run.error is None:
-            should(blamed in run.text, "SEC-3/clear", f"the error names {blamed!r}: {run.text[:200]!r}")
+            should(names(run.text, blamed), "SEC-3/clear", f"the error names {blamed!r}: {run.text[:200]!r}")
     else:
         verdict = "completed"
         expected = f"Booked a flight to {plan.destination}/{plan.airport}"
