@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import time
 from typing import Annotated, Any, Literal
 
 import mcp_types
@@ -197,6 +198,40 @@ def book_async(
     terminal: Annotated[str, Elicit(terminal_now)],
 ) -> str:
     return f"{destination}/{airport}/{terminal}"
+
+
+#: How long the gated resolver waits for its release. A server that runs it on
+#: the event loop never sees the release, so it gives up instead of hanging.
+GATE_SECONDS = 10.0
+
+
+def held_until_released(ref: str) -> str:
+    """A sync resolver that blocks its thread until `release(ref)` (RES-6)."""
+    _records.put(f"gate:{ref}", "waiting")
+    deadline = time.monotonic() + GATE_SECONDS
+    while time.monotonic() < deadline:
+        if _records.get(f"gate:{ref}") == "released":
+            return "released"
+        time.sleep(0.01)
+    _records.put(f"gate:{ref}", "gave up")
+    return "never released"
+
+
+@app.tool
+def book_when_released(ref: str, gate: Annotated[str, Elicit(held_until_released)]) -> str:
+    return f"Gate: {gate}"
+
+
+@app.tool
+def gate_state(ref: str) -> str:
+    """idle, waiting (the resolver is blocked), released, or gave up."""
+    return _records.get(f"gate:{ref}") or "idle"
+
+
+@app.tool
+def release(ref: str) -> str:
+    _records.put(f"gate:{ref}", "released")
+    return "released"
 
 
 def city_of(destination: str) -> str:

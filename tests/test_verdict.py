@@ -2,11 +2,14 @@
 
 import pytest
 
+from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome
 from elicit_conformance.driver import Run
 from elicit_conformance.verdict import ShouldNotMet
 
-SCENARIO = {"expect": {"rounds": [["seats"]], "error": [], "error_should": ["seats"]}}
+#: A failure that MUST happen and SHOULD name 'seats'.
+SCENARIO = load().scenarios["TYP-3"]
+assert SCENARIO.expect.error == () and SCENARIO.expect.error_should == ("seats",)
 
 
 def failed_with(text: str) -> Run:

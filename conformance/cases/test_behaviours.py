@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import anyio
 import pytest
 
 from elicit_conformance.case import Case, async_case
@@ -189,6 +190,42 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, s
     messages = [r["params"]["message"] for r in retry["inputRequests"].values()]
     assert messages == ["Which airport in Rome?"]
     case.assert_snapshot(snapshot)
+
+
+#: How often to look for the gated resolver before concluding it never started.
+GATE_POLLS = 1000
+
+
+@pytest.mark.checks("RES-6")
+@async_case
+async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: Case, era: str) -> None:
+    """While a sync resolver holds its thread, a second request on the same
+    connection is answered: it finds the resolver waiting and releases it. A
+    server that runs the resolver on its event loop answers nothing until the
+    resolver gives up. (No snapshot: the number of looks varies from run to run.)"""
+    ref = f"{case.run_id}-res-6-{era}"
+    held: dict[str, Any] = {}
+    async with case.peer(era) as peer:
+
+        async def call() -> None:
+            held["result"] = await peer.call_tool("book_when_released", {"ref": ref})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            state = "idle"
+            for _ in range(GATE_POLLS):
+                state = _text(await peer.call_tool("gate_state", {"ref": ref}))
+                if state != "idle":
+                    break
+                await anyio.sleep(0.01)
+            blocked = "the sync resolver blocked the server until it gave up"
+            assert state == "waiting", blocked if state == "gave up" else f"the gate was {state!r}, never 'waiting'"
+            await peer.call_tool("release", {"ref": ref})
+    assert _text(held["result"]) == "Gate: released", held["result"]
+
+
+def _text(result: dict[str, Any]) -> str:
+    return "\n".join(b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict))
 
 
 def _schemas(run: Run) -> dict[str, dict[str, Any]]:
