@@ -258,7 +258,8 @@ async def test_opt_3_opt_4_required_refusal_fails_naming_the_parameter(mode: str
     mcp, _ = server()
     runs = counting_book(mcp)
 
-    with pytest.raises(ToolError, match=f"without 'destination'.*{action}d"):
+    past = {"decline": "declined", "cancel": "cancelled"}[action]
+    with pytest.raises(ToolError, match=f"without 'destination'.*the user {past} the question"):
         await call(mcp, mode, "book", {}, answering({"Where": action}))
     assert runs == []
 
@@ -574,7 +575,10 @@ async def test_sec_1_tampered_state_never_runs_the_body() -> None:
     mcp, _ = server()
     runs = counting_book(mcp)
 
-    async with FastMCPTransport(mcp).connect_session() as session:
+    async def never_called(context: Any, params: Any) -> Any:  # declares form elicitation (ERA-7)
+        raise AssertionError("a 2026-07-28 server sends no elicitation/create")
+
+    async with FastMCPTransport(mcp).connect_session(elicitation_callback=never_called) as session:
         await session.discover()
         ask = await session.call_tool("book", {}, allow_input_required=True)
         token = ask.request_state
