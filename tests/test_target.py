@@ -1,5 +1,7 @@
 """Target options: every wrong value gets an error that says what to do."""
 
+import re
+
 import pytest
 
 from elicit_conformance.target import DEFAULT_SPEC, TargetError, command_target, load_target
@@ -69,7 +71,7 @@ def test_a_hanging_tool_ends_as_timed_out_cases(pytester: pytest.Pytester) -> No
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = str(result.stdout)
     assert "TIMED OUT: test_scenario[BAT-1-2026-07-28]: timed out after 1 s: the server did not answer tools/call" in out
-    assert "97 deselected, 2 timed out in" in out.splitlines()[-1]
+    assert re.search(r"\d+ deselected, 2 timed out in", out.splitlines()[-1]), out.splitlines()[-1]
 
 
 @pytest.mark.parametrize(
@@ -86,4 +88,4 @@ def test_an_unreachable_target_is_one_usage_error(pytester: pytest.Pytester, opt
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
     assert len(errors) == 1 and says in errors[0], str(result.stderr)
     assert "Traceback" not in str(result.stdout) + str(result.stderr)
-    assert "collected 99 items" in str(result.stdout) and " passed" not in str(result.stdout)
+    assert re.search(r"collected \d+ items", str(result.stdout)) and " passed" not in str(result.stdout)
