@@ -13,7 +13,6 @@ import ast
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import elicit_conformance.cases
 from elicit_conformance.catalog import load

@@ -334,6 +334,18 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
 NO_FORM = {"none": (), "url-only": ("url",)}
 
 
+async def _book_without_form(
+    case: Case, era: str, declared: str, ref: str
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """`book_destination` called by a client that declared `NO_FORM[declared]`:
+    the result, or the JSON-RPC error."""
+    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
+        try:
+            return await peer.call_tool("book_destination", {"ref": ref}), None
+        except RpcError as error:
+            return {}, error.error
+
+
 @pytest.mark.checks("ERA-5")
 @pytest.mark.revisions(HANDSHAKE)
 @pytest.mark.parametrize("declared", list(NO_FORM))
@@ -342,14 +354,10 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
     case: Case, snapshot: Any, declared: str, era: str,
 ) -> None:
     ref = f"{case.run_id}-era-5-{declared}"
-    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
-        try:
-            result = await peer.call_tool("book_destination", {"ref": ref})
-        except RpcError as error:
-            result = {"isError": True, "content": [{"text": str(error)}]}
+    result, error = await _book_without_form(case, era, declared, ref)
     asked = [m for d, m in case.transcript.messages if d == "server->client" and m.get("method") == "elicitation/create"]
     assert not asked, f"sent elicitation/create to a client that declared {declared}: {asked}"
-    assert result.get("isError"), f"the call should fail clearly: {result}"
+    assert error is not None or result.get("isError"), f"the call should fail clearly: {result}"
     assert await case.body_runs(ref) == 0
     case.assert_snapshot(snapshot)
 
@@ -362,12 +370,7 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     case: Case, snapshot: Any, declared: str, era: str,
 ) -> None:
     ref = f"{case.run_id}-era-7-{declared}"
-    error: dict[str, Any] | None = None
-    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
-        try:
-            result = await peer.call_tool("book_destination", {"ref": ref})
-        except RpcError as raised:
-            result, error = {}, raised.error
+    result, error = await _book_without_form(case, era, declared, ref)
     requests = (result.get("inputRequests") or {}).values()
     forms = [r for r in requests if r.get("method") == "elicitation/create"
              and (r.get("params") or {}).get("mode", "form") == "form"]
