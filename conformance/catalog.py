@@ -64,6 +64,12 @@ class Question:
             return None
 
 
+#: Every target implements the core; "python" tools spell a declaration the way
+#: only Python can (a union outside `Annotated`, a type alias, `functools.partial`),
+#: so a server in another language leaves them out.
+PROFILES = ("core", "python")
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -72,6 +78,7 @@ class Tool:
     returns: str
     #: In signature order.
     questions: Mapping[str, Question]
+    profile: str = "core"
 
     def depth(self, param: str, among: frozenset[str] | None = None) -> int:
         """The round a question is asked in: 1 + the depth of the questions it quotes
@@ -185,7 +192,12 @@ def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
         )
-    return Tool(name, MappingProxyType(dict(spec["arguments"])), spec["returns"], MappingProxyType(questions))
+    profile = spec.get("profile", "core")
+    if profile not in PROFILES:
+        raise CatalogError(f"tool {name}: profile {profile!r} is not one of {PROFILES}")
+    return Tool(
+        name, MappingProxyType(dict(spec["arguments"])), spec["returns"], MappingProxyType(questions), profile
+    )
 
 
 def _scenario(sid: str, spec: Mapping[str, Any], tools: Mapping[str, Tool]) -> Scenario:

@@ -47,7 +47,9 @@ RULES = """\
   (`--conformance-timeout`, 30 s by default); a case that waits longer ends as
   "timed out".
 - **A missing tool** fails the cases that need it as "not testable", never as
-  a pass.
+  a pass. Tools marked *Python spelling* exist to check how Python declares a
+  question (REG-9); a server in another language leaves them out, and no other
+  case depends on them.
 """
 
 SCHEMA_NOTE = (
@@ -119,6 +121,9 @@ def render() -> str:
         out += [f"### `{name}`", ""]
         arguments = ", ".join(f"`{a}`: {t}" for a, t in tool.arguments.items()) or "none"
         out += [f"- Arguments: {arguments}", f"- Returns: `{tool.returns}`"]
+        if tool.profile == "python":
+            out.append("- Profile: Python spelling. A server in another language leaves it out; "
+                       "only the scenario that uses it is then not testable.")
         if rows := used[name]:
             out.append("- Checked by: " + ", ".join(_ordered(rows, table)))
         if tool.questions:

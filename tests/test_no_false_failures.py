@@ -43,3 +43,26 @@ def test_a_handshake_shim_for_hand_returned_asks_passes_era_3(tmp_path: Path) ->
     result = run(tmp_path / "run", "--server=shim:app", "-k", "ERA-3", env={"PYTHONPATH": str(tmp_path)})
     statuses = result.statuses()
     assert statuses == {f"{ERA_3}[2026-07-28]": "pass", f"{ERA_3}[2025-11-25]": "pass"}, result.output[-3000:]
+
+
+#: A server in another language has no Python spellings: here, the reference
+#: without its three "python" profile tools.
+NO_PYTHON_SPELLINGS = '''
+from elicit_conformance.catalog import load
+from elicit_conformance.reference.app import app
+
+for name, tool in load().tools.items():
+    if tool.profile == "python":
+        app.local_provider.remove_tool(name)
+'''
+
+
+def test_schema_cases_judge_a_server_without_python_spellings(tmp_path: Path) -> None:
+    (tmp_path / "core_only.py").write_text(NO_PYTHON_SPELLINGS)
+    result = run(tmp_path / "run", "--server=core_only:app", "-k", "SCH or REG-9",
+                 env={"PYTHONPATH": str(tmp_path)})
+    statuses = result.statuses()
+    sch = {s for n, s in statuses.items() if "test_sch_1_sch_2" in n}
+    assert sch == {"pass"}, result.output[-3000:]
+    spelled = {n: s for n, s in statuses.items() if "test_scenario[REG-9/" in n}
+    assert spelled and set(spelled.values()) == {"not testable"}, spelled
