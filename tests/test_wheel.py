@@ -164,12 +164,15 @@ def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Pa
         assert statuses[test_id] == "pass", (test_id, statuses[test_id])
     assert statuses["test_scenario[ORD-4-2026-07-28]"] == "not testable"
     assert re.search(r"\d+ not testable", result.stdout.splitlines()[-1]), result.stdout.splitlines()[-1]
-    # The written baseline makes the same run pass, and names each failing case once.
+    # The written baseline makes the same run pass, and names each failing case once;
+    # the user's own warning filters (-W error) do not turn its SHOULD warnings
+    # (TYP-4/clear, TYP-5/clear here) into failures.
     baseline = (tmp_path / "baseline.txt").read_text()
     assert "test_scenario[ORD-4-2026-07-28]: Not testable:" in baseline
     assert "test_scenario[BAT-1-2026-07-28]" not in baseline
+    assert "SHOULD not met: TYP-4/clear" in result.stdout
     again = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
-                        "--conformance-baseline=baseline.txt")
+                        "--conformance-baseline=baseline.txt", "-W", "error")
     assert again.returncode == 0, again.stdout[-4000:]
 
 
