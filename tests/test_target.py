@@ -89,3 +89,11 @@ def test_an_unreachable_target_is_one_usage_error(pytester: pytest.Pytester, opt
     assert len(errors) == 1 and says in errors[0], str(result.stderr)
     assert "Traceback" not in str(result.stdout) + str(result.stderr)
     assert re.search(r"collected \d+ items", str(result.stdout)) and " passed" not in str(result.stdout)
+
+
+def test_the_cases_say_so_when_their_plugin_is_disabled(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "elicit_conformance.cases", "-p", "no:elicit_conformance", "-p", "no:cacheprovider"
+    )
+    assert result.ret != pytest.ExitCode.OK
+    assert "disables (-p no:elicit_conformance): drop that option" in str(result.stdout)

@@ -18,6 +18,11 @@ from elicit_conformance.target import Target
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.is_blocked("elicit_conformance"):
+        raise pytest.UsageError(
+            "the conformance cases need the elicit_conformance plugin, which this run "
+            "disables (-p no:elicit_conformance): drop that option to run them."
+        )
     # Collected without a conformance option or path (e.g. a parent folder):
     # the run is a conformance run all the same.
     grading.current(config)
