@@ -200,6 +200,17 @@ def book_async(
     return f"{destination}/{airport}/{terminal}"
 
 
+def bags_as_a_number():  # type: ignore[no-untyped-def]  # undeclared: only a call shows the type
+    return Elicit("How many bags?", response_type=int)
+
+
+@app.tool
+def book_bags(ref: str, bags: Annotated[str, Elicit(bags_as_a_number)]) -> str:
+    """Its resolver asks for an integer the str parameter cannot hold (RES-9)."""
+    _ran(ref)
+    return f"Bags: {bags}"
+
+
 #: How long the gated resolver waits for its release. A server that runs it on
 #: the event loop never sees the release, so it gives up instead of hanging.
 GATE_SECONDS = 10.0
