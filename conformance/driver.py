@@ -54,13 +54,17 @@ class Run:
         """The text content of a result, or the message of an error of either kind."""
         if self.error is not None:
             return f"{self.error.get('message', '')} {json.dumps(self.error.get('data'))}"
-        blocks = (self.result or {}).get("content") or []
-        return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+        return result_text(self.result or {})
 
     @property
     def failed(self) -> bool:
         """A JSON-RPC error or a tool error result: either fails the call."""
         return self.error is not None or bool((self.result or {}).get("isError"))
+
+
+def result_text(result: Mapping[str, Any]) -> str:
+    """The text blocks of a tool result, a line each."""
+    return "\n".join(b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict))
 
 
 class Script:

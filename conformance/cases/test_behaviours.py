@@ -14,7 +14,7 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.driver import Run, Script, drive
+from elicit_conformance.driver import Run, Script, drive, result_text
 from elicit_conformance.verdict import NotTestable, should
 from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError
 
@@ -183,7 +183,7 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, s
         except RpcError:
             return case.assert_snapshot(snapshot)  # stale state rejected: conforming
     if retry.get("isError"):  # rejected as a tool error: conforming too, unless CDG got through
-        text = " ".join(b.get("text", "") for b in retry.get("content") or [] if isinstance(b, dict))
+        text = result_text(retry)
         assert "CDG" not in text, f"the answer for Paris was credited to Rome: {text!r}"
         return case.assert_snapshot(snapshot)
     assert retry.get("resultType") == "input_required", (
@@ -216,18 +216,14 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
             group.start_soon(call)
             state = "idle"
             for _ in range(GATE_POLLS):
-                state = _text(await peer.call_tool("gate_state", {"ref": ref}))
+                state = result_text(await peer.call_tool("gate_state", {"ref": ref}))
                 if state != "idle":
                     break
                 await anyio.sleep(0.01)
             blocked = "the sync resolver blocked the server until it gave up"
             assert state == "waiting", blocked if state == "gave up" else f"the gate was {state!r}, never 'waiting'"
             await peer.call_tool("release", {"ref": ref})
-    assert _text(held["result"]) == "Gate: released", held["result"]
-
-
-def _text(result: dict[str, Any]) -> str:
-    return "\n".join(b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict))
+    assert result_text(held["result"]) == "Gate: released", held["result"]
 
 
 def _schemas(run: Run) -> dict[str, dict[str, Any]]:
@@ -297,7 +293,7 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
             result = await peer.call_tool("ask_imperatively", {})
         except RpcError as error:
             result = {"isError": True, "content": [{"text": str(error)}]}
-    text = " ".join(b.get("text", "") for b in result.get("content", []))
+    text = result_text(result)
     assert result.get("isError"), f"ctx.elicit() on a modern connection did not fail: {result}"
     should("2026-07-28" in text or "modern" in text.lower(), "ERA-2/clear", f"the error names the era: {text!r}")
     case.assert_snapshot(snapshot)
