@@ -167,28 +167,29 @@ class ConformanceRun:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         # tryfirst: judged on everything collected, before -k/-m deselect any of it.
-        cases = [item for item in items if checks_of(item)]
+        claims = {item: checks for item in items if (checks := checks_of(item))}
         try:
-            self.table.check_claims({item.nodeid: checks_of(item) for item in cases})
+            self.table.check_claims({item.nodeid: checks for item, checks in claims.items()})
         except TableError as error:
             raise pytest.UsageError(str(error)) from None
         whole = _whole_suite(items)
-        if whole and (uncovered := self.table.uncovered(i for c in cases for i in checks_of(c))):
+        if whole and (uncovered := self.table.uncovered(i for checks in claims.values() for i in checks)):
             self.report.problems.append(
                 "requirement rows with no case (add a case, or exclude the row with a "
                 f"reason): {', '.join(uncovered)}"
             )
         matched: set[baseline_module.Entry] = set()
         dropped = []
-        for item in cases:
+        for item, checks in claims.items():
             # `-k SEC-2` selects the cases that check SEC-2.
-            item.extra_keyword_matches.update(checks_of(item))
-            entries = {e for e in self.baseline if e.covers(item.name, checks_of(item), revision_of(item))}
+            item.extra_keyword_matches.update(checks)
+            revision = revision_of(item)
+            entries = {e for e in self.baseline if e.covers(item.name, checks, revision)}
             matched |= entries
-            if revision_of(item) not in (None, *self.revisions):
+            if revision not in (None, *self.revisions):
                 dropped.append(item)
             else:
-                self._grade(item, entries)
+                self._grade(item, checks, revision, entries)
         if whole:
             self.report.problems += [
                 f"stale baseline entry (line {entry.line}): {entry.label} matches no case"
@@ -199,9 +200,11 @@ class ConformanceRun:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if item not in dropped]
 
-    def _grade(self, item: pytest.Item, entries: set[baseline_module.Entry]) -> None:
+    def _grade(
+        self, item: pytest.Item, checks: tuple[str, ...], revision: str | None,
+        entries: set[baseline_module.Entry],
+    ) -> None:
         """Give `item` its outcome row, JUnit properties and baseline marks."""
-        checks, revision = checks_of(item), revision_of(item)
         level = self.table.level(checks)
         self.report.outcomes[item.nodeid] = Outcome(item.nodeid, item.name, list(checks), revision, level)
         item.user_properties += [
