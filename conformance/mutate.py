@@ -1,0 +1,513 @@
+"""Generated mutants of the reference engine: `python -m elicit_conformance.mutate`.
+
+The hand-written mutants in `fixtures/mutants/` were written beside the cases
+they must fail, so the score they give measures the suite against itself. The
+mutants here are nobody's choice: every first-order change of five classic
+kinds to the four engine modules (`rounds`, `answers`, `questions`, `serve`),
+sampled with a fixed seed, each run against the whole suite in a process of
+its own. A mutant the suite passes is a survivor: either a behaviour no case
+exercises, or an equivalent mutant (the program means the same thing), which
+`fixtures/mutants/equivalent.toml` lists with a one-line reason each.
+
+The kinds (`ast`, so no formatting or comments are involved):
+
+- `cmp`: one comparison flipped (`==`/`!=`, `<`/`>=`, `is`/`is not`, `in`/`not in`);
+- `bool`: one `and` made `or`, or the reverse;
+- `delete`: one statement inside a function replaced by `pass`;
+- `return`: one `return <value>` made `return None`;
+- `drop`: one element dropped from a list, tuple, set or dict literal.
+
+A mutant's ID names where it is, not the line: `rounds.Leg._settle/cmp#1` is
+the second `cmp` site in `Leg._settle`, so IDs survive edits elsewhere.
+
+Usage::
+
+    python -m elicit_conformance.mutate                 # 150 mutants, seed 2026
+    python -m elicit_conformance.mutate --list          # every site, no runs
+    python -m elicit_conformance.mutate --only rounds.Leg._settle/cmp#1
+    python -m elicit_conformance.mutate --fail-under 95 --write-run docs/mutation.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import datetime
+import importlib.abc
+import importlib.util
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PACKAGE = "elicit_conformance.reference"
+ENGINE = ("rounds", "answers", "questions", "serve")
+DEFAULT_SAMPLE = 150
+DEFAULT_SEED = 2026
+#: Equivalent mutants live beside the hand-written ones, in the repository.
+EQUIVALENTS = Path(__file__).resolve().parents[1] / "fixtures" / "mutants" / "equivalent.toml"
+#: Per child suite run; a mutant that hangs a request is already a failed case
+#: after --conformance-timeout, so this only stops a wedged process.
+CHILD_TIMEOUT = 900
+
+_FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+#: Statements whose removal is not a behaviour change worth a run: definitions
+#: and imports fail at import (trivially caught), `pass` is already nothing.
+_KEPT_STATEMENTS = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+    ast.Pass, ast.Global, ast.Nonlocal, ast.Return,
+)
+
+
+# -- sites ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Site:
+    """One first-order mutant: where, what kind, and the code before and after."""
+
+    id: str
+    module: str
+    line: int
+    before: str
+    after: str
+
+
+@dataclass
+class _Candidate:
+    qualname: str
+    kind: str
+    node: ast.AST
+    #: Where the node hangs: its parent, the field, and the index in a list field.
+    parent: ast.AST
+    field: str
+    index: int | None
+    make: Callable[[Any], ast.AST]
+
+    def replacement(self) -> ast.AST:
+        return ast.copy_location(self.make(copy.deepcopy(self.node)), self.node)
+
+    def apply(self) -> None:
+        new = self.replacement()
+        if self.index is None:
+            setattr(self.parent, self.field, new)
+        else:
+            getattr(self.parent, self.field)[self.index] = new
+
+
+def _flip_compare(at: int) -> Callable[[ast.Compare], ast.AST]:
+    def make(node: ast.Compare) -> ast.AST:
+        node.ops[at] = _FLIP[type(node.ops[at])]()
+        return node
+
+    return make
+
+
+def _swap_bool(node: ast.BoolOp) -> ast.AST:
+    node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    return node
+
+
+def _drop(at: int) -> Callable[[Any], ast.AST]:
+    def make(node: Any) -> ast.AST:
+        if isinstance(node, ast.Dict):
+            del node.keys[at], node.values[at]
+        else:
+            del node.elts[at]
+        return node
+
+    return make
+
+
+def _candidates(tree: ast.Module) -> Iterator[_Candidate]:
+    """Every mutation site of `tree`, in a fixed order (source order)."""
+
+    def is_docstring(stmt: ast.stmt) -> bool:
+        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+    def walk(node: ast.AST, scope: tuple[str, ...], in_function: bool) -> Iterator[_Candidate]:
+        qualname = ".".join(scope) or "<module>"
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope, in_function = (*scope, node.name), isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            qualname = ".".join(scope)
+        for field_name, value in ast.iter_fields(node):
+            # Annotations are not run (the engine modules use deferred
+            # annotations), and a decorator or base is wiring, not behaviour.
+            if field_name in ("annotation", "returns", "decorator_list", "bases", "type_comment"):
+                continue
+            children = value if isinstance(value, list) else [value]
+            for index, child in enumerate(children):
+                if not isinstance(child, ast.AST):
+                    continue
+                at = index if isinstance(value, list) else None
+                yield from _sites_of(child, qualname, node, field_name, at, in_function, is_docstring)
+                yield from walk(child, scope, in_function)
+
+    yield from walk(tree, (), False)
+
+
+def _sites_of(
+    node: ast.AST, qualname: str, parent: ast.AST, field_name: str, at: int | None,
+    in_function: bool, is_docstring: Callable[[ast.stmt], bool],
+) -> Iterator[_Candidate]:
+    def site(kind: str, make: Callable[[Any], ast.AST]) -> _Candidate:
+        return _Candidate(qualname, kind, node, parent, field_name, at, make)
+
+    if isinstance(node, ast.Compare):
+        for position, op in enumerate(node.ops):
+            if type(op) in _FLIP:
+                yield site("cmp", _flip_compare(position))
+    elif isinstance(node, ast.BoolOp):
+        yield site("bool", _swap_bool)
+    elif isinstance(node, ast.Return) and node.value is not None and not (
+        isinstance(node.value, ast.Constant) and node.value.value is None
+    ):
+        yield site("return", lambda n: ast.Return(value=ast.Constant(value=None)))
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)) and isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+        if not _is_dunder_all(parent):
+            for position in range(len(node.elts)):
+                yield site("drop", _drop(position))
+    elif isinstance(node, ast.Dict):
+        for position, key in enumerate(node.keys):
+            if key is not None:
+                yield site("drop", _drop(position))
+    if (
+        in_function and isinstance(node, ast.stmt) and not isinstance(node, _KEPT_STATEMENTS)
+        and not is_docstring(node) and not (isinstance(node, ast.AnnAssign) and node.value is None)
+    ):
+        yield site("delete", lambda n: ast.Pass())
+
+
+def _is_dunder_all(parent: ast.AST) -> bool:
+    return isinstance(parent, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__all__" for t in parent.targets
+    )
+
+
+def _engine_dir() -> Path:
+    spec = importlib.util.find_spec(PACKAGE)
+    assert spec is not None and spec.submodule_search_locations, PACKAGE
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _numbered(module: str, tree: ast.Module) -> Iterator[tuple[str, _Candidate]]:
+    seen: dict[tuple[str, str], int] = {}
+    for candidate in _candidates(tree):
+        key = (candidate.qualname, candidate.kind)
+        number = seen.get(key, 0)
+        seen[key] = number + 1
+        yield f"{module}.{candidate.qualname}/{candidate.kind}#{number}", candidate
+
+
+def _short(node: ast.AST) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def all_sites() -> list[Site]:
+    """Every site of the four engine modules, in module and source order."""
+    sites = []
+    for module in ENGINE:
+        tree = ast.parse((_engine_dir() / f"{module}.py").read_text())
+        for site_id, candidate in _numbered(module, tree):
+            before = candidate.node
+            sites.append(Site(site_id, module, getattr(before, "lineno", 0), _short(before), _short(candidate.replacement())))
+    return sites
+
+
+def sample(sites: Sequence[Site], size: int, seed: int) -> list[Site]:
+    """A fixed-seed sample, in site order; the whole list when it is smaller."""
+    if size >= len(sites):
+        return list(sites)
+    chosen = set(random.Random(seed).sample(range(len(sites)), size))
+    return [site for index, site in enumerate(sites) if index in chosen]
+
+
+def mutated_code(site_id: str) -> tuple[str, Any, Path]:
+    """The module the mutant replaces, its mutated code object, and its file."""
+    module = site_id.split(".", 1)[0]
+    path = _engine_dir() / f"{module}.py"
+    tree = ast.parse(path.read_text())
+    for candidate_id, candidate in _numbered(module, tree):
+        if candidate_id == site_id:
+            candidate.apply()
+            return f"{PACKAGE}.{module}", compile(ast.fix_missing_locations(tree), str(path), "exec"), path
+    raise SystemExit(f"no mutation site {site_id!r}: `--list` shows them all.")
+
+
+# -- equivalents ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    change: str
+    reason: str
+
+
+def equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
+    """The mutants known to mean what the reference means, each with its reason."""
+    if not path.exists():
+        raise SystemExit(
+            f"{path} not found: the equivalent-mutant list is part of the repository; "
+            "run the command from a clone (pip install -e .)."
+        )
+    raw = tomllib.loads(path.read_text())
+    return {site_id: Equivalent(entry["change"], entry["reason"]) for site_id, entry in raw.items()}
+
+
+def stale_equivalents(known: dict[str, Equivalent], sites: Sequence[Site]) -> list[str]:
+    """Entries whose site is gone or now holds different code: each needs a fresh look."""
+    by_id = {site.id: site for site in sites}
+    return [
+        site_id for site_id, entry in known.items()
+        if site_id not in by_id or entry.change != f"{by_id[site_id].before} -> {by_id[site_id].after}"
+    ]
+
+
+# -- running -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    site: Site
+    #: "killed", "survived", "equivalent" or "error" (the suite itself broke).
+    status: str
+    #: The case that failed, the reason an equivalent is one, or what broke.
+    detail: str
+    seconds: float
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the mutated module in place of the engine's own, for one child process."""
+
+    def __init__(self, fullname: str, code: Any, path: Path) -> None:
+        self.fullname, self.code, self.path = fullname, code, path
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.fullname:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, origin=str(self.path))
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        module.__file__ = str(self.path)
+        exec(self.code, module.__dict__)
+
+
+def _child(site_id: str, pytest_args: list[str]) -> int:
+    """In the child: import the mutant in place of the engine module, then run the suite."""
+    import pytest
+
+    fullname, code, path = mutated_code(site_id)
+    if any(name.startswith(PACKAGE) for name in sys.modules):
+        raise SystemExit("the reference was imported before the mutant was installed")
+    sys.meta_path.insert(0, _MutantFinder(fullname, code, path))
+    return int(pytest.main(pytest_args))
+
+
+def __getattr__(name: str) -> Any:
+    # The child's --server target: the reference app, imported only once the
+    # mutant is in place, and its registration adapter for the REG cases.
+    if name in ("app", "registration"):
+        return getattr(importlib.import_module(f"{PACKAGE}.app"), name)
+    raise AttributeError(name)
+
+
+def run_one(site: Site, timeout: float) -> Verdict:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
+        report = Path(scratch) / "report"
+        command = [
+            sys.executable, "-m", "elicit_conformance.mutate", "--child", site.id, "--",
+            "--pyargs", "elicit_conformance.cases", "-x", "-q", "-p", "no:cacheprovider",
+            # A SHOULD the mutant breaks is a change the suite reports: it counts.
+            "--server=elicit_conformance.mutate:app", "--conformance-strict",
+            f"--conformance-timeout={timeout}", f"--conformance-report={report}",
+        ]
+        try:
+            done = subprocess.run(
+                command, cwd=scratch, capture_output=True, text=True, timeout=CHILD_TIMEOUT,
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            )
+        except subprocess.TimeoutExpired:
+            return Verdict(site, "killed", f"the suite did not finish in {CHILD_TIMEOUT} s", time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        if done.returncode == 0:
+            return Verdict(site, "survived", "every case passed", elapsed)
+        if done.returncode == 1:
+            return Verdict(site, "killed", _first_failure(report, done.stdout), elapsed)
+        if done.returncode == 4 and "ERROR:" in done.stdout + done.stderr:
+            return Verdict(site, "killed", "the server does not start (the suite's target check)", elapsed)
+        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+        return Verdict(site, "error", f"exit {done.returncode}: {' | '.join(tail)}", elapsed)
+
+
+def _first_failure(report: Path, output: str) -> str:
+    index = report / "index.json"
+    if index.exists():
+        for case in json.loads(index.read_text())["cases"]:
+            if case["status"] != "pass":
+                checks = ", ".join(case.get("checks", ()))
+                return f"{case['nodeid'].split('::')[-1]} ({case['status']}; {checks})"
+    failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return failed[0] if failed else "a case failed"
+
+
+def judge(sites: Sequence[Site], known: dict[str, Equivalent], jobs: int, timeout: float,
+          progress: Callable[[Verdict], None] = lambda verdict: None) -> list[Verdict]:
+    """Every site's verdict, equivalents without a run, the rest `jobs` at a time."""
+    verdicts: dict[str, Verdict] = {}
+    to_run = []
+    for site in sites:
+        if site.id in known:
+            verdicts[site.id] = Verdict(site, "equivalent", known[site.id].reason, 0.0)
+            progress(verdicts[site.id])
+        else:
+            to_run.append(site)
+
+    def one(site: Site) -> Verdict:
+        verdict = run_one(site, timeout)
+        progress(verdict)
+        return verdict
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for verdict in pool.map(one, to_run):
+            verdicts[verdict.site.id] = verdict
+    return [verdicts[site.id] for site in sites]
+
+
+@dataclass(frozen=True)
+class Score:
+    killed: int
+    equivalent: int
+    total: int
+
+    @property
+    def judged(self) -> int:
+        """Mutants that change behaviour: the denominator."""
+        return self.total - self.equivalent
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.killed / self.judged if self.judged else 100.0
+
+    def line(self) -> str:
+        return (
+            f"mutation score: {self.killed}/{self.judged} non-equivalent mutants killed "
+            f"({self.percent:.1f}%); {self.equivalent} equivalent, {self.total} in all"
+        )
+
+
+def score(verdicts: Sequence[Verdict]) -> Score:
+    count = {status: sum(v.status == status for v in verdicts) for status in ("killed", "equivalent")}
+    return Score(count["killed"], count["equivalent"], len(verdicts))
+
+
+# -- reporting -----------------------------------------------------------------
+
+
+def render_run(verdicts: Sequence[Verdict], seed: int, size: int, population: int, wall: float) -> str:
+    """The Markdown record of one run: when, where, the score, and every mutant."""
+    result = score(verdicts)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{platform.node() or 'unknown host'}: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    lines = [
+        "# Generated-mutant run",
+        "",
+        "Written by `python -m elicit_conformance.mutate --write-run docs/mutation.md`; the",
+        "method is in `conformance/mutate.py`, the equivalent mutants and their reasons in",
+        "`fixtures/mutants/equivalent.toml`.",
+        "",
+        f"- Date: {now}",
+        f"- Machine: {machine}",
+        f"- Sample: {size} of {population} sites, seed {seed}; wall time {wall / 60:.1f} min",
+        f"- **{result.line()}**",
+        "",
+        "| mutant | line | change | verdict | what caught it, or why it is equivalent |",
+        "|---|---|---|---|---|",
+    ]
+    for v in verdicts:
+        change = f"`{v.site.before}` → `{v.site.after}`".replace("|", "\\|")
+        lines.append(f"| `{v.site.id}` | {v.site.line} | {change} | {v.status} | {v.detail.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--child"]:
+        separator = args.index("--")
+        return _child(args[1], args[separator + 1:])
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.mutate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, help="how many sites (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the sample's seed (default %(default)s)")
+    parser.add_argument("--only", nargs="+", metavar="ID", help="run these mutant IDs instead of a sample")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="child suites at a time")
+    parser.add_argument("--timeout", type=float, default=10.0, help="--conformance-timeout for each child")
+    parser.add_argument("--list", action="store_true", help="print every site and exit")
+    parser.add_argument("--survivors", type=Path, help="write the survivors as JSON here")
+    parser.add_argument("--write-run", type=Path, help="write the run as Markdown here (docs/mutation.md)")
+    parser.add_argument("--fail-under", type=float, default=0.0, help="exit 1 below this score (percent)")
+    options = parser.parse_args(args)
+
+    sites = all_sites()
+    if options.list:
+        for site in sites:
+            print(f"{site.id}\t{site.line}\t{site.before} -> {site.after}")
+        return 0
+    known = equivalents()
+    stale = stale_equivalents(known, sites)
+    if stale:
+        print(f"equivalent.toml entries that no longer match their site (re-judge them): {', '.join(stale)}", file=sys.stderr)
+        return 2
+    if options.only:
+        by_id = {site.id: site for site in sites}
+        missing = [site_id for site_id in options.only if site_id not in by_id]
+        if missing:
+            parser.error(f"no such mutant: {', '.join(missing)} (`--list` shows them all)")
+        chosen = [by_id[site_id] for site_id in options.only]
+    else:
+        chosen = sample(sites, options.sample, options.seed)
+
+    started = time.monotonic()
+    done = 0
+
+    def progress(verdict: Verdict) -> None:
+        nonlocal done
+        done += 1
+        print(f"[{done}/{len(chosen)}] {verdict.status:<10} {verdict.site.id}  ({verdict.detail})", flush=True)
+
+    verdicts = judge(chosen, known, options.jobs, options.timeout, progress)
+    wall = time.monotonic() - started
+    result = score(verdicts)
+    survivors = [v for v in verdicts if v.status in ("survived", "error")]
+    for v in survivors:
+        print(f"{v.status}: {v.site.id} (line {v.site.line}): {v.site.before} -> {v.site.after}")
+    print(result.line())
+    if options.survivors:
+        options.survivors.write_text(json.dumps(
+            [{"id": v.site.id, "line": v.site.line, "before": v.site.before, "after": v.site.after, "status": v.status}
+             for v in survivors], indent=2) + "\n")
+    if options.write_run:
+        options.write_run.write_text(render_run(verdicts, options.seed, len(chosen), len(sites), wall))
+    return 1 if result.percent < options.fail_under else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
