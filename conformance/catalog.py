@@ -163,10 +163,27 @@ class Scenario:
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """A prompt with a declared parameter (ERA-6): rendered, it asks or takes the default."""
+
+    name: str
+    arguments: Mapping[str, str]
+    #: The rendered text, filled from the arguments and the answers (or defaults).
+    returns: str
+    questions: Mapping[str, Question]
+    defaults: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Catalog:
     about: str
     tools: Mapping[str, Tool]
     scenarios: Mapping[str, Scenario]
+    prompts: Mapping[str, Prompt]
+
+    def questions(self, name: str) -> Mapping[str, Question]:
+        """The questions of the tool or prompt `name`."""
+        return (self.tools.get(name) or self.prompts[name]).questions
 
     def floor(self, scenario: Scenario) -> int:
         """The fewest rounds a scenario can take: the depth of the graph of the
@@ -182,22 +199,33 @@ def load() -> Catalog:
     raw = json.loads(resources.files("elicit_conformance.fixtures").joinpath("scenarios.json").read_text())
     tools = {name: _tool(name, spec) for name, spec in raw["tools"].items()}
     scenarios = {sid: _scenario(sid, spec, tools) for sid, spec in raw["scenarios"].items()}
-    return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios))
+    prompts = {
+        name: Prompt(
+            name, MappingProxyType(dict(spec["arguments"])), spec["returns"],
+            _questions(spec), MappingProxyType(dict(spec["defaults"])),
+        )
+        for name, spec in raw.get("prompts", {}).items()
+    }
+    if clash := set(prompts) & set(tools):
+        raise CatalogError(f"{sorted(clash)} name both a tool and a prompt")
+    return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios), MappingProxyType(prompts))
 
 
-def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
-    questions = {}
-    for param, q in spec["questions"].items():
-        questions[param] = Question(
+def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:
+    return MappingProxyType({
+        param: Question(
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
         )
+        for param, q in spec["questions"].items()
+    })
+
+
+def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
     profile = spec.get("profile", "core")
     if profile not in PROFILES:
         raise CatalogError(f"tool {name}: profile {profile!r} is not one of {PROFILES}")
-    return Tool(
-        name, MappingProxyType(dict(spec["arguments"])), spec["returns"], MappingProxyType(questions), profile
-    )
+    return Tool(name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), profile)
 
 
 def _scenario(sid: str, spec: Mapping[str, Any], tools: Mapping[str, Tool]) -> Scenario:

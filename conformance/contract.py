@@ -137,6 +137,18 @@ def render() -> str:
                     f"| {'never asked' if schema is None else '`' + json.dumps(schema) + '`'} |"
                 )
         out.append("")
+    out += ["## Prompts", "",
+            "Only for a server whose framework accepts `Elicit` on a prompt (ERA-6). Rendered with "
+            "`prompts/get` on both revisions, the prompt asks the question (the suite answers `Ada`) "
+            "or takes the default; the declared parameter is not one of its arguments. A framework "
+            "that refuses the marker at registration leaves the prompt out.", ""]
+    for name, prompt in catalog.prompts.items():
+        arguments = ", ".join(f"`{a}`: {t}" for a, t in prompt.arguments.items())
+        out += [f"### `{name}`", "", f"- Arguments: {arguments}", f"- Renders: `{prompt.returns}`",
+                f"- Defaults: `{json.dumps(dict(prompt.defaults))}`", "",
+                "| Parameter | Message template | Optional |", "|---|---|---|"]
+        out += [f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in prompt.questions.items()]
+        out.append("")
     out += ["## Scripted scenarios", "",
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",

@@ -63,17 +63,18 @@ class Run:
 
 
 def result_text(result: Mapping[str, Any]) -> str:
-    """The text blocks of a tool result, a line each."""
-    return "\n".join(b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict))
+    """The text blocks of a tool result, or of a prompt's messages, a line each."""
+    blocks = [*(result.get("content") or []), *(m.get("content") for m in result.get("messages") or [] if isinstance(m, dict))]
+    return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict))
 
 
 class Script:
-    """The user's side of one call: a reply per catalog question of `tool`."""
+    """The user's side of one call: a reply per catalog question of `tool` (or prompt)."""
 
     def __init__(
         self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Reply | Mapping[str, Any]]
     ) -> None:
-        self.questions = load().tools[tool].questions
+        self.questions = load().questions(tool)
         #: What a message may quote: the arguments, then each accepted answer.
         self.known: dict[str, Any] = dict(arguments)
         self.answers = {p: r if isinstance(r, Reply) else Reply.parse(r) for p, r in answers.items()}
@@ -115,25 +116,34 @@ async def drive(
     script: Script,
     *,
     on_round: OnRound | None = None,
+    method: str = "tools/call",
 ) -> Run:
     """Call `tool` until it completes, answering every question from `script`.
 
     On 2026-07-28 each round is a call of its own; on the handshake era the
     questions arrive as `elicitation/create` during the one call, each a round.
+    `method="prompts/get"` renders the prompt `tool` the same way: the request
+    has the same `name` and `arguments`, and may ask the same way.
     """
     run = Run()
     arguments = dict(arguments)
+
+    async def send(**extra: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            return await peer.call_tool(tool, arguments, **extra)
+        return await peer.request(method, {"name": tool, "arguments": arguments, **extra})
+
     if peer.era != MODERN:
         with peer.answering(in_process_answerer(script, run)):
             try:
-                run.result = await peer.call_tool(tool, arguments)
+                run.result = await send()
             except RpcError as error:
                 run.error = error.error
         return run
     params: dict[str, Any] = {}
     for number in range(MAX_ROUNDS + 1):
         try:
-            result = await peer.call_tool(tool, arguments, **params)
+            result = await send(**params)
         except RpcError as error:
             run.error = error.error
             return run

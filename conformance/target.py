@@ -102,12 +102,18 @@ def load_target(spec: str, source: str) -> Target:
         ) from error
     server: Any = module
     for part in attribute.split("."):
-        if not hasattr(server, part):
+        try:
+            server = getattr(server, part)
+        except AttributeError:
             raise TargetError(
                 f"--server={spec!r} (from {source}): module {module_name!r} has no "
                 f"attribute {attribute!r}."
-            )
-        server = getattr(server, part)
+            ) from None
+        except Exception as error:  # a lazy attribute (a module __getattr__) that builds the server
+            raise TargetError(
+                f"--server={spec!r} (from {source}): getting {attribute!r} from {module_name!r} "
+                f"raised {type(error).__name__}: {error}. The server fails before any case can run."
+            ) from error
     if not _is_server(server):
         raise TargetError(
             f"--server={spec!r} (from {source}) is a {type(server).__name__}, not an MCP "

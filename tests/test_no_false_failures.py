@@ -66,3 +66,41 @@ def test_schema_cases_judge_a_server_without_python_spellings(tmp_path: Path) ->
     assert sch == {"pass"}, result.output[-3000:]
     spelled = {n: s for n, s in statuses.items() if "test_scenario[REG-9/" in n}
     assert spelled and set(spelled.values()) == {"not testable"}, spelled
+
+
+#: ERA-6 allows a framework to take `Elicit` on a prompt: rendering then asks
+#: (here the reference's own engine applied to a prompt, bypassing its refusal),
+#: or takes the default without asking (a prompt that hides the parameter).
+PROMPT_ASKS = '''
+from typing import Annotated
+
+from fastmcp import FastMCP
+
+from elicit_conformance.reference import Elicit, declared
+from elicit_conformance.reference.app import app, registration
+
+
+def greeting(city: str, name: Annotated[str, Elicit("What name should the greeting use?")] = "traveller") -> str:
+    return f"Welcome to {city}, {name}"
+
+
+FastMCP.prompt(app, declared(greeting))
+'''
+PROMPT_TAKES_THE_DEFAULT = '''
+from elicit_conformance.reference.app import app, registration
+
+
+@app.prompt
+def greeting(city: str) -> str:
+    return f"Welcome to {city}, traveller"
+'''
+ERA_6 = "conformance/cases/test_registration.py::test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused"
+
+
+def test_a_prompt_that_asks_or_takes_its_default_passes_era_6(tmp_path: Path) -> None:
+    for name, source in (("prompt_asks", PROMPT_ASKS), ("prompt_default", PROMPT_TAKES_THE_DEFAULT)):
+        (tmp_path / f"{name}.py").write_text(source)
+        result = run(tmp_path / name, f"--server={name}:app", "-k", "era_6_a_prompt", env={"PYTHONPATH": str(tmp_path)})
+        assert result.statuses() == {f"{ERA_6}[2026-07-28]": "pass", f"{ERA_6}[2025-11-25]": "pass"}, (
+            name, result.output[-3000:],
+        )

@@ -22,6 +22,15 @@ def test_bad_server_values_are_explained(spec: str, says: str) -> None:
         load_target(spec, "--server")
 
 
+def test_a_lazy_attribute_that_crashes_is_a_usage_error(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A module may build its server on first access (PEP 562); a crash there is
+    # the server failing to start, not an internal error of the suite.
+    (tmp_path / "lazy_server.py").write_text("def __getattr__(name):\n    raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TargetError, match="raised RuntimeError: boom"):
+        load_target("lazy_server:app", "--server")
+
+
 def test_urls_and_commands_are_targets_of_their_own_kind() -> None:
     assert load_target("http://127.0.0.1:9/mcp", "--server").kind == "url"
     stdio = command_target("python -m elicit_conformance.reference --flag 'two words'")
