@@ -41,6 +41,11 @@ class Question:
     fields: tuple[str, ...] = ()
     enum: tuple[Any, ...] = ()
     exclusive_minimum: float | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    #: What the declaration labels the answer with: on the value field (TYP-6).
+    title: str | None = None
+    description: str | None = None
 
     def schema(self) -> dict[str, Any] | None:
         """The schema a conforming server requests (titles aside); None if never asked."""
@@ -52,8 +57,8 @@ class Question:
         value: dict[str, Any] = {"type": self.type}
         if self.enum:
             value["enum"] = list(self.enum)
-        if self.exclusive_minimum is not None:
-            value["exclusiveMinimum"] = self.exclusive_minimum
+        bounds = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum}
+        value.update({k: v for k, v in bounds.items() if v is not None})
         return {"type": "object", "properties": {"value": value}, "required": ["value"]}
 
     def render(self, known: Mapping[str, Any]) -> str | None:
@@ -79,6 +84,8 @@ class Tool:
     #: In signature order.
     questions: Mapping[str, Question]
     profile: str = "core"
+    #: The description the tool is listed with, where the catalog fixes one (SCH-3).
+    description: str | None = None
 
     def depth(self, param: str, among: frozenset[str] | None = None) -> int:
         """The round a question is asked in: 1 + the depth of the questions it quotes
@@ -216,6 +223,7 @@ def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:
         param: Question(
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
+            q.get("minimum"), q.get("maximum"), q.get("title"), q.get("description"),
         )
         for param, q in spec["questions"].items()
     })
@@ -225,7 +233,10 @@ def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
     profile = spec.get("profile", "core")
     if profile not in PROFILES:
         raise CatalogError(f"tool {name}: profile {profile!r} is not one of {PROFILES}")
-    return Tool(name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), profile)
+    return Tool(
+        name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), profile,
+        spec.get("description"),
+    )
 
 
 def _scenario(sid: str, spec: Mapping[str, Any], tools: Mapping[str, Tool]) -> Scenario:

@@ -6,7 +6,7 @@ returning a mapping from probe id to a zero-argument callable. Each callable
 registers one tool (written in the target's own framework, as the probe id's
 case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
-- `REG-1`..`REG-8` (and `REG-4/union`, `REG-4/list`): the wiring is wrong, so
+- `REG-1`..`REG-8` and `REG-10` (with `REG-4/union`, `REG-4/list`): the wiring is wrong, so
   the callable must raise the framework's registration error, with a message
   (any exception but the internal ones in `INTERNAL_ERRORS`). The
   message should name what is at fault, so each probe uses the names in
@@ -14,9 +14,14 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
   `destination` in a union arm, `destinations` a list; REG-5, REG-6: `airport`;
   REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
-- `REG-9/optional-inside`, `REG-9/optional-outside`, `REG-9/type-alias`,
-  `REG-9/partial`: the wiring is right; the callable returns a schema without
-  the elicited parameter `seat`.
+  REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
+  REG-10/type: `seat` annotated with a string that names something not imported, or
+  that fails to evaluate, with `Elicit` written in it.
+- `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-9/optional-inside`,
+  `REG-9/optional-outside`, `REG-9/type-alias`, `REG-9/partial`: the wiring is right;
+  the callable returns a schema without the elicited parameter `seat` (REG-8/fits-*:
+  `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
+  its model, `int` for `Any`).
 - `ERA-6`: a prompt with an `Elicit` parameter: it either registers (works) or
   raises a registration error; an internal exception is a leak.
 
@@ -27,9 +32,10 @@ from __future__ import annotations
 
 MUST_RAISE = (
     "REG-1", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-5", "REG-6", "REG-7", "REG-8",
+    "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name", "REG-10/type",
 )
 MUST_REGISTER = (
+    "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
 )
 MAY_RAISE = ("ERA-6",)
@@ -37,7 +43,8 @@ MAY_RAISE = ("ERA-6",)
 NAMED = {
     "REG-1": ("nonexistent",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),
     "REG-4/union": ("destination",), "REG-4/list": ("destinations",), "REG-5": ("airport",),
-    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
+    "REG-5/plain": ("airport",), "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
+    "REG-10/name": ("seat",), "REG-10/type": ("seat",),
 }
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal.
 #: Any other exception with a message is the framework's registration error,

@@ -9,6 +9,7 @@ wrapped `value` field, where they are both advertised and enforced (TYP-3).
 from __future__ import annotations
 
 import functools
+import json
 import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
@@ -46,7 +47,11 @@ class AnswerShape:
                 return handle_elicit_accept(self.config, content).data
             # What handle_elicit_accept does for a typed shape, without building
             # an AcceptedElicitation per answer (a measurable share of a leg).
-            value = get_cached_typeadapter(self.config.response_type).validate_python(content)
+            # Strict, and as JSON: the answer must fit the schema that was sent,
+            # so "5" is not an integer here (TYP-4), while an enum's value is.
+            value = get_cached_typeadapter(self.config.response_type).validate_json(
+                json.dumps(content), strict=True
+            )
             return value.value if isinstance(value, ScalarElicitationType) else value
         except (ValidationError, ValueError, TypeError) as error:
             raise AnswerRejected(str(error)) from error

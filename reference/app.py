@@ -43,6 +43,7 @@ def body_runs(ref: str) -> int:
 def book_destination(
     ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]
 ) -> str:
+    """Book a flight; where to is asked of the user."""
     _ran(ref)
     return f"Booked a flight to {destination}"
 
@@ -129,6 +130,20 @@ async def book_seat_alias(seat: SeatChoice = None) -> str:
     return f"Seat: {seat or 'no preference'}"
 
 
+def seat_to(destination: str) -> Elicit[str]:
+    return Elicit(f"Window or aisle on the way to {destination}?")
+
+
+@app.tool
+def book_meal(
+    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    meal: Annotated[str, Elicit("Which meal would you like?")] = "standard",
+    seat: Annotated[str, Elicit(seat_to)] = "any",
+) -> str:
+    """A declined optional keeps its default while a later round is still to come (OPT-5)."""
+    return f"{destination}, meal: {meal}, seat: {seat}"
+
+
 async def _seat_for(cabin: str, seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
     return f"Seat: {seat or 'no preference'} ({cabin})"
 
@@ -198,6 +213,34 @@ def book_async(
     terminal: Annotated[str, Elicit(terminal_now)],
 ) -> str:
     return f"{destination}/{airport}/{terminal}"
+
+
+def hotel_in(destination: str) -> Elicit[str]:
+    return Elicit(f"Which hotel in {destination}?")
+
+
+async def transfer_to(destination: str) -> Elicit[str]:
+    return Elicit(f"Which transfer to {destination}?")
+
+
+class InsuranceQuestion:
+    """A callable object whose `__call__` is async: a resolver all the same (RES-2)."""
+
+    async def __call__(self, destination: str) -> Elicit[str]:
+        return Elicit(f"Which insurance for {destination}?")
+
+
+def book_transfer(
+    destination: str,
+    hotel: Annotated[str, Elicit(hotel_in)],
+    transfer: Annotated[str, Elicit(transfer_to)],
+    insurance: Annotated[str, Elicit(InsuranceQuestion())],
+) -> str:
+    """A sync, an async and a callable-object resolver in one round."""
+    return f"{destination}: {hotel}, {transfer}, {insurance}"
+
+
+app.add_tool(book_transfer)  # the other way to register a tool, declared all the same
 
 
 def bags_as_a_number():  # type: ignore[no-untyped-def]  # undeclared: only a call shows the type
@@ -322,6 +365,24 @@ def book_preferences(
 @app.tool
 def book_seats_count(seats: Annotated[int, Field(gt=0), Elicit("How many seats?")]) -> str:
     return f"{seats} seats"
+
+
+@app.tool
+def book_luggage(
+    ref: Annotated[str, Field(description="The booking reference")],
+    bags: Annotated[int, Field(ge=0, le=5), Elicit("How many checked bags?", title="Checked bags", description="Up to five")],
+    weight: Annotated[float, Field(gt=0), Elicit("How heavy is your heaviest bag, in kg?")],
+) -> str:
+    """Field constraints and a declared title on every scalar answer type (TYP-6)."""
+    return f"{bags} bags, heaviest {weight:g} kg"
+
+
+@app.tool
+def book_and_guard(ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]):  # type: ignore[no-untyped-def]
+    """No return annotation, and a body that also returns its own ask: two
+    channels, seen only when it runs (REG-3)."""
+    _ran(ref)
+    return mcp_types.InputRequiredResult(request_state="more, please")
 
 
 @app.tool

@@ -124,11 +124,12 @@ def annotations_of(fn: Callable[..., Any]) -> dict[str, Any]:
         return typing.get_type_hints(target, include_extras=True)
     except (NameError, TypeError) as error:
         raw = dict(getattr(target, "__annotations__", {}))
-        if any(isinstance(a, str) and "Elicit" in a for a in raw.values()):
+        marked = [name for name, a in raw.items() if isinstance(a, str) and "Elicit" in a]
+        if marked:
             raise RegistrationError(
-                f"The annotations of {name_of(fn)!r} cannot be resolved ({error}), "
-                "so their Elicit markers would be silently lost. Import the names "
-                "they use at module level."
+                f"The annotations of {name_of(fn)!r} cannot be resolved ({error}), so the "
+                f"Elicit markers of {', '.join(map(repr, marked))} would be silently lost. "
+                "Import the names they use at module level."
             ) from error
         return raw
 
@@ -141,19 +142,17 @@ def _unalias(annotation: Any) -> Any:
 
 
 def _marker_of(annotation: Any) -> tuple[Elicit[Any] | None, Any]:
-    """The parameter's marker and the type its answer must have.
+    """The parameter's marker and the type its answer must have (`annotation`
+    already seen through any alias).
 
     Both optional spellings are accepted: `Annotated[T | None, Elicit()]` and
     `Annotated[T, Elicit()] | None`.
     """
-    annotation = _unalias(annotation)
     if get_origin(annotation) in (typing.Union, UnionType):
         arms = [_unalias(arm) for arm in get_args(annotation) if arm is not type(None)]
         if len(arms) != 1 or get_origin(arms[0]) is not Annotated:
             return None, None
         annotation = arms[0]
-    if get_origin(annotation) is not Annotated:
-        return None, None
     base, metadata = split_annotated(annotation)
     markers = [m for m in metadata if isinstance(m, Elicit)]
     if not markers:
@@ -280,8 +279,6 @@ def _holds(annotation: Any, asked: Any) -> bool:
     """Whether every answer of type `asked` is a valid `annotation`."""
     target, _ = split_annotated(annotation)
     asked, _ = split_annotated(asked)
-    if asked == target:
-        return True
     targets = get_args(target) if get_origin(target) in (typing.Union, UnionType) else (target,)
     if target is Any or asked in targets:
         return True

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import mcp_types
 from fastmcp.dependencies import Depends
+from pydantic import BaseModel
 from typing_extensions import TypeAliasType
 
 from fastmcp.tools.function_tool import FunctionTool
@@ -81,6 +82,16 @@ def declared_type_contradicts() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def declared_type_contradicts_alone() -> dict[str, Any]:
+    def ask(destination: str) -> Elicit[int]:
+        return Elicit("How many?", response_type=int)
+
+    def book(destination: str, airport: Annotated[str, Elicit(ask)]) -> str:
+        return airport
+
+    return _schema_of(book)
+
+
 def elicit_and_depends() -> dict[str, Any]:
     def provider() -> str:
         return "CDG"
@@ -106,6 +117,49 @@ def resolver_takes_context() -> dict[str, Any]:
 def response_type_does_not_fit() -> dict[str, Any]:
     def book(seats: Annotated[int, Elicit("How many seats?", response_type=str)]) -> str:
         return str(seats)
+
+    return _schema_of(book)
+
+
+class Place(BaseModel):
+    name: str
+
+
+class Terminal(Place):
+    gate: str
+
+
+def response_type_is_an_arm() -> dict[str, Any]:
+    def book(seat: Annotated[int | str, Elicit("Which seat?", response_type=int)]) -> str:
+        return str(seat)
+
+    return _schema_of(book)
+
+
+def response_type_is_a_subclass() -> dict[str, Any]:
+    def book(seat: Annotated[Place, Elicit("Which seat?", response_type=Terminal)]) -> str:
+        return seat.name
+
+    return _schema_of(book)
+
+
+def anything_fits_any() -> dict[str, Any]:
+    def book(seat: Annotated[Any, Elicit("Which seat?", response_type=int)]) -> str:
+        return str(seat)
+
+    return _schema_of(book)
+
+
+def unresolvable_name() -> dict[str, Any]:
+    def book(seat: "Annotated[str, Elicit('Window or aisle?')] | NotImported") -> str:  # noqa: F821
+        return str(seat)
+
+    return _schema_of(book)
+
+
+def unresolvable_expression() -> dict[str, Any]:
+    def book(seat: "Annotated[str, Elicit('Window or aisle?')] | 3") -> str:
+        return str(seat)
 
     return _schema_of(book)
 
@@ -158,12 +212,18 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-4/union": buried_in_union,
     "REG-4/list": buried_in_list,
     "REG-5": declared_type_contradicts,
+    "REG-5/plain": declared_type_contradicts_alone,
     "REG-6": elicit_and_depends,
     "REG-7": resolver_takes_context,
     "REG-8": response_type_does_not_fit,
+    "REG-8/fits-arm": response_type_is_an_arm,
+    "REG-8/fits-subclass": response_type_is_a_subclass,
+    "REG-8/fits-any": anything_fits_any,
     "REG-9/optional-inside": optional_inside,
     "REG-9/optional-outside": optional_outside,
     "REG-9/type-alias": type_alias,
     "REG-9/partial": partial_tool,
+    "REG-10/name": unresolvable_name,
+    "REG-10/type": unresolvable_expression,
     "ERA-6": on_prompt,
 }

@@ -55,6 +55,21 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     assert set(schemas["book_from"].get("properties", {})) == {"destination"}
 
 
+@pytest.mark.checks("SCH-3")
+@async_case
+async def test_sch_3_hiding_parameters_keeps_the_tool_description(case: Case, era: str) -> None:
+    async with case.peer(era) as peer:
+        listed = await peer.request("tools/list", {})
+    described = {tool["name"]: (tool.get("description") or "").strip() for tool in listed["tools"]}
+    for name, tool in load().tools.items():
+        if tool.description is not None and name in described:
+            assert described[name] == tool.description, (
+                f"{name} is listed with description {described[name]!r}; its author wrote {tool.description!r}"
+            )
+    if missing := [n for n, t in load().tools.items() if t.description is not None and n not in described]:
+        raise NotTestable(f"the target has no tool {missing[0]!r}")
+
+
 @pytest.mark.checks("BAT-2")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -271,6 +286,22 @@ async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: An
     assert seats.get("exclusiveMinimum") == 0 or seats.get("minimum") == 1, (
         f"Field(gt=0) did not reach the schema: {seats}"
     )
+    case.assert_snapshot(snapshot)
+
+
+@pytest.mark.checks("TYP-6")
+@async_case
+async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, snapshot: Any, era: str) -> None:
+    run = await case.run("TYP-6", era)
+    assert not run.failed, run.text
+    schemas = _schemas(run)
+    for param, question in load().tools["book_luggage"].questions.items():
+        value = _value_of(_asked(schemas, question.message, run))
+        wanted = _value_of(question.schema() or {})
+        declared = {"title": question.title, "description": question.description}
+        wanted.update({k: v for k, v in declared.items() if v is not None})
+        lost = {k: v for k, v in wanted.items() if value.get(k) != v}
+        assert not lost, f"{param}: the requested schema {value} lost {lost} of its declaration"
     case.assert_snapshot(snapshot)
 
 
