@@ -464,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--survivors", type=Path, help="write the survivors as JSON here")
     parser.add_argument("--write-run", type=Path, help="write the run as Markdown here (docs/mutation.md)")
     parser.add_argument("--fail-under", type=float, default=0.0, help="exit 1 below this score (percent)")
+    parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help="the equivalent-mutant list (default %(default)s)")
     options = parser.parse_args(args)
 
     sites = all_sites()
@@ -471,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for site in sites:
             print(f"{site.id}\t{site.line}\t{site.before} -> {site.after}")
         return 0
-    known = equivalents()
+    known = equivalents(options.equivalents)
     stale = stale_equivalents(known, sites)
     if stale:
         print(f"equivalent.toml entries that no longer match their site (re-judge them): {', '.join(stale)}", file=sys.stderr)

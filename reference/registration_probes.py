@@ -158,7 +158,8 @@ def unresolvable_name() -> dict[str, Any]:
 
 
 def unresolvable_expression() -> dict[str, Any]:
-    def book(seat: "Annotated[str, Elicit('Window or aisle?')] | 3") -> str:
+    # `str | 'Seat'` raises TypeError when evaluated: a forward reference in a `|` union.
+    def book(seat: "Annotated[str | 'Seat', Elicit('Window or aisle?')]") -> str:
         return str(seat)
 
     return _schema_of(book)

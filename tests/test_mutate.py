@@ -1,0 +1,51 @@
+"""The generated-mutant command: its sites are stable, its equivalent list is
+current, and a small fixed sample runs end to end (the full run is
+docs/mutation.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from elicit_conformance import mutate
+from tests.suite import ROOT
+
+#: A small fixed sample CI runs on every change: each must be killed.
+SAMPLE = ("--sample", "4", "--seed", "3")
+#: Equivalent by its entry in fixtures/mutants/equivalent.toml: the suite passes it.
+EQUIVALENT = "questions._dependency_order.visit/drop#1"
+
+
+def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "elicit_conformance.mutate", "--jobs", "2", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )
+
+
+def test_sites_have_unique_ids_and_every_equivalent_is_current() -> None:
+    sites = mutate.all_sites()
+    assert len({site.id for site in sites}) == len(sites) >= 150
+    assert {site.module for site in sites} == set(mutate.ENGINE)
+    known = mutate.equivalents()
+    assert known and not mutate.stale_equivalents(known, sites)
+    assert all(entry.reason.strip() for entry in known.values())
+
+
+def test_a_fixed_sample_is_killed() -> None:
+    done = _mutate(*SAMPLE, "--fail-under", "100")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "killed" in done.stdout and "mutation score: " in done.stdout, done.stdout
+
+
+def test_a_mutant_the_suite_passes_is_reported_as_a_survivor(tmp_path: Path) -> None:
+    # Without its equivalence entry, a mutant no case can catch must count against the score.
+    empty = tmp_path / "none.toml"
+    empty.write_text("")
+    survivors = tmp_path / "survivors.json"
+    done = _mutate("--only", EQUIVALENT, "--equivalents", str(empty), "--fail-under", "100",
+                   "--survivors", str(survivors))
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert f"survived: {EQUIVALENT}" in done.stdout and "0/1 non-equivalent" in done.stdout
+    assert EQUIVALENT in survivors.read_text()
