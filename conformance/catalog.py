@@ -46,6 +46,9 @@ class Question:
     #: What the declaration labels the answer with: on the value field (TYP-6).
     title: str | None = None
     description: str | None = None
+    #: A titled single choice: (value, title) pairs; a multiple choice: its items (TYP-7).
+    one_of: tuple[tuple[str, str], ...] = ()
+    items: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any] | None:
         """The schema a conforming server requests (titles aside); None if never asked."""
@@ -55,6 +58,10 @@ class Question:
             fields = list(self.fields)
             return {"type": "object", "properties": {f: {"type": "string"} for f in fields}, "required": fields}
         value: dict[str, Any] = {"type": self.type}
+        if self.one_of:
+            value["oneOf"] = [{"const": const, "title": title} for const, title in self.one_of]
+        if self.items:
+            value["items"] = {"type": "string", "enum": list(self.items)}
         if self.enum:
             value["enum"] = list(self.enum)
         bounds = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum}
@@ -224,6 +231,7 @@ def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
             q.get("minimum"), q.get("maximum"), q.get("title"), q.get("description"),
+            tuple(tuple(pair) for pair in q.get("oneOf", ())), tuple(q.get("items", ())),
         )
         for param, q in spec["questions"].items()
     })

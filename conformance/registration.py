@@ -6,7 +6,7 @@ returning a mapping from probe id to a zero-argument callable. Each callable
 registers one tool (written in the target's own framework, as the probe id's
 case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
-- `REG-1`..`REG-8` and `REG-10` (with `REG-4/union`, `REG-4/list`): the wiring is wrong, so
+- `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`): the wiring is wrong, so
   the callable must raise the framework's registration error, with a message
   (any exception but the internal ones in `INTERNAL_ERRORS`). The
   message should name what is at fault, so each probe uses the names in
@@ -14,12 +14,15 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
   `destination` in a union arm, `destinations` a list; REG-5, REG-6: `airport`;
   REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
-  REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
+  REG-1/no-signature: `seat`'s resolver is a C builtin (`max`), whose signature cannot
+  be read; REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
   REG-10/type: `seat` annotated with a string that names something not imported, or
-  that fails to evaluate, with `Elicit` written in it.
+  that fails to evaluate, with `Elicit` written in it; REG-11: `seat` a fixed question of
+  type `int | str | None`, which no form schema can ask.
 - `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-9/optional-inside`,
   `REG-9/optional-outside`, `REG-9/type-alias`, `REG-9/partial`: the wiring is right;
-  the callable returns a schema without the elicited parameter `seat` (REG-8/fits-*:
+  the callable returns a schema without the elicited parameter `seat` (REG-5/literal-value:
+  its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
   its model, `int` for `Any`).
 - `ERA-6`: a prompt with an `Elicit` parameter: it either registers (works) or
@@ -31,20 +34,20 @@ See `reference/registration_probes.py` for the reference's adapter.
 from __future__ import annotations
 
 MUST_RAISE = (
-    "REG-1", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name", "REG-10/type",
+    "REG-1", "REG-1/no-signature", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
+    "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name", "REG-10/type", "REG-11",
 )
 MUST_REGISTER = (
-    "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
+    "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
 )
 MAY_RAISE = ("ERA-6",)
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
-    "REG-1": ("nonexistent",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),
+    "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),
     "REG-4/union": ("destination",), "REG-4/list": ("destinations",), "REG-5": ("airport",),
     "REG-5/plain": ("airport",), "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
-    "REG-10/name": ("seat",), "REG-10/type": ("seat",),
+    "REG-10/name": ("seat",), "REG-10/type": ("seat",), "REG-11": ("seat",),
 }
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal.
 #: Any other exception with a message is the framework's registration error,

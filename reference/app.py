@@ -215,8 +215,8 @@ def book_async(
     return f"{destination}/{airport}/{terminal}"
 
 
-def hotel_in(destination: str) -> Elicit[str]:
-    return Elicit(f"Which hotel in {destination}?")
+def place_in(destination: str, kind: str) -> Elicit[str]:
+    return Elicit(f"Which {kind} in {destination}?")
 
 
 async def transfer_to(destination: str) -> Elicit[str]:
@@ -232,11 +232,11 @@ class InsuranceQuestion:
 
 def book_transfer(
     destination: str,
-    hotel: Annotated[str, Elicit(hotel_in)],
+    hotel: Annotated[str, Elicit(functools.partial(place_in, kind="hotel"))],
     transfer: Annotated[str, Elicit(transfer_to)],
     insurance: Annotated[str, Elicit(InsuranceQuestion())],
 ) -> str:
-    """A sync, an async and a callable-object resolver in one round."""
+    """A sync partial, an async and a callable-object resolver in one round."""
     return f"{destination}: {hotel}, {transfer}, {insurance}"
 
 
@@ -375,6 +375,17 @@ def book_luggage(
 ) -> str:
     """Field constraints and a declared title on every scalar answer type (TYP-6)."""
     return f"{bags} bags, heaviest {weight:g} kg"
+
+
+@app.tool
+def book_cabin_extras(
+    cabin: Annotated[str, Elicit("Which cabin class would you like?", response_type={
+        "economy": {"title": "Economy"}, "business": {"title": "Business class"},
+    })],
+    extras: Annotated[list[Literal["wifi", "meal", "lounge"]], Elicit("Which extras would you like?")],
+) -> str:
+    """A titled single choice and a multiple choice (TYP-7)."""
+    return f"{cabin} with {', '.join(extras) or 'no extras'}"
 
 
 @app.tool

@@ -18,7 +18,7 @@ from typing import Annotated, Any, get_args, get_origin
 import mcp_types
 from uncalled_for import Dependency, get_dependency_parameters
 
-from elicit_conformance.reference.answers import split_annotated
+from elicit_conformance.reference.answers import shape_for, split_annotated
 from elicit_conformance.reference.markers import Elicit
 
 
@@ -208,8 +208,18 @@ def _resolver_needs(marker: Elicit[Any], param_name: str, fn_name: str) -> tuple
         raise RegistrationError(
             f"The resolver for {param_name!r} of {fn_name!r} has no readable signature."
         ) from error
-    own = set(get_dependency_parameters(resolver))
+    # A resolver's own Depends(...) and what a functools.partial already bound
+    # are filled without the tool.
+    own = set(get_dependency_parameters(resolver)) | _bound_keywords(resolver)
     return tuple(p for p in parameters if p not in own)
+
+
+def _bound_keywords(resolver: Any) -> set[str]:
+    bound: set[str] = set()
+    while isinstance(resolver, functools.partial):
+        bound |= set(resolver.keywords)
+        resolver = resolver.func
+    return bound
 
 
 def _check_wiring(
@@ -247,6 +257,8 @@ def _check_types(question: Question, fn_name: str) -> None:
             f"{question.answer_type!r} but its Elicit asks for {fixed!r}, which the "
             "parameter cannot hold."
         )
+    if question.resolver is None:
+        _check_askable(question, fixed if fixed is not None else question.answer_type, fn_name)
     declared = _declared_answer_type(question.resolver)
     if declared is not None and not _same_type(declared, question.answer_type):
         raise RegistrationError(
@@ -254,6 +266,18 @@ def _check_types(question: Question, fn_name: str) -> None:
             f"{declared!r}, but the parameter is annotated {question.answer_type!r}. "
             "Make the two agree."
         )
+
+
+def _check_askable(question: Question, asked: Any, fn_name: str) -> None:
+    """A fixed question's schema is known now: build it, so a type form elicitation
+    cannot ask (a union of scalars, say) fails here and not on the first call (REG-11)."""
+    try:
+        shape_for(asked, title=question.marker.title, description=question.marker.description)
+    except (TypeError, ValueError) as error:
+        raise RegistrationError(
+            f"Parameter {question.name!r} of {fn_name!r} cannot be asked as {asked!r}: "
+            f"{error} Ask for one scalar, a choice, a list of choices, or a flat model."
+        ) from error
 
 
 def _declared_answer_type(resolver: Callable[..., Any] | None) -> Any | None:
@@ -278,7 +302,7 @@ def _same_type(a: Any, b: Any) -> bool:
 def _holds(annotation: Any, asked: Any) -> bool:
     """Whether every answer of type `asked` is a valid `annotation`."""
     target, _ = split_annotated(annotation)
-    asked, _ = split_annotated(asked)
+    asked, _ = split_annotated(_shorthand_answer(asked))
     targets = get_args(target) if get_origin(target) in (typing.Union, UnionType) else (target,)
     if target is Any or asked in targets:
         return True
@@ -286,6 +310,16 @@ def _holds(annotation: Any, asked: Any) -> bool:
         isinstance(asked, type) and isinstance(t, type) and issubclass(asked, t)
         for t in targets
     )
+
+
+def _shorthand_answer(asked: Any) -> Any:
+    """The answer type of fastmcp's choice shorthands: `{"a": {"title": ..}}` and
+    `["a", "b"]` answer a string, `[["a", "b"]]` a list of strings."""
+    if isinstance(asked, dict):
+        return str
+    if isinstance(asked, list):
+        return list[str] if asked and isinstance(asked[0], (list, dict)) else str
+    return asked
 
 
 def _returns_input_required(annotation: Any) -> bool:

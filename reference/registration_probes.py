@@ -6,7 +6,7 @@ registered tool's input schema; the REG cases expect the wrong wirings to raise.
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import mcp_types
 from fastmcp.dependencies import Depends
@@ -92,6 +92,24 @@ def declared_type_contradicts_alone() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def resolver_without_signature() -> dict[str, Any]:
+    # A C builtin: inspect.signature cannot read it.
+    def book(seat: Annotated[str, Elicit(max)]) -> str:
+        return seat
+
+    return _schema_of(book)
+
+
+def literal_value_or_question() -> dict[str, Any]:
+    def ask(destination: str) -> Literal["window", "aisle"] | Elicit[str]:
+        return Elicit(f"Which seat to {destination}?")
+
+    def book(destination: str, seat: Annotated[str, Elicit(ask)]) -> str:
+        return seat
+
+    return _schema_of(book)
+
+
 def elicit_and_depends() -> dict[str, Any]:
     def provider() -> str:
         return "CDG"
@@ -145,6 +163,13 @@ def response_type_is_a_subclass() -> dict[str, Any]:
 
 def anything_fits_any() -> dict[str, Any]:
     def book(seat: Annotated[Any, Elicit("Which seat?", response_type=int)]) -> str:
+        return str(seat)
+
+    return _schema_of(book)
+
+
+def cannot_be_asked() -> dict[str, Any]:
+    def book(seat: Annotated[int | str | None, Elicit("Which seat?")] = None) -> str:
         return str(seat)
 
     return _schema_of(book)
@@ -208,12 +233,14 @@ def on_prompt() -> dict[str, Any]:
 
 PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-1": unknown_name,
+    "REG-1/no-signature": resolver_without_signature,
     "REG-2": cycle,
     "REG-3": two_channels,
     "REG-4/union": buried_in_union,
     "REG-4/list": buried_in_list,
     "REG-5": declared_type_contradicts,
     "REG-5/plain": declared_type_contradicts_alone,
+    "REG-5/literal-value": literal_value_or_question,
     "REG-6": elicit_and_depends,
     "REG-7": resolver_takes_context,
     "REG-8": response_type_does_not_fit,
@@ -226,5 +253,6 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-9/partial": partial_tool,
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
+    "REG-11": cannot_be_asked,
     "ERA-6": on_prompt,
 }

@@ -66,8 +66,10 @@ def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     for row in rows:
         assert {"case", "revision", "level", "status", "duration", "transcript"} <= set(row)
         assert row["level"] in ("MUST", "SHOULD", "INFORMATIONAL")
+    # Registration cases are in-process: they alone may leave no transcript.
     wired = [row for row in rows if row["transcript"]]
-    assert len(wired) >= len(rows) - 20, "most cases talk to the server and keep a transcript"
+    unwired = [row["nodeid"] for row in rows if not row["transcript"] and "test_registration.py" not in row["nodeid"]]
+    assert wired and not unwired, f"cases that kept no transcript: {unwired}"
     for row in wired:
         lines = (report / row["transcript"]).read_text().splitlines()
         messages = [json.loads(line) for line in lines]

@@ -305,6 +305,25 @@ async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, 
     case.assert_snapshot(snapshot)
 
 
+@pytest.mark.checks("TYP-7")
+@async_case
+async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
+    run = await case.run("TYP-7", era)
+    assert not run.failed, run.text
+    schemas = _schemas(run)
+    questions = load().tools["book_cabin_extras"].questions
+    cabin = _value_of(_asked(schemas, questions["cabin"].message, run))
+    titled = {(o.get("const"), o.get("title")) for o in cabin.get("oneOf") or cabin.get("anyOf") or []}
+    assert titled == set(questions["cabin"].one_of), f"the titled choices are lost: {cabin}"
+    extras = _value_of(_asked(schemas, questions["extras"].message, run))
+    items = extras.get("items") or {}
+    offered = set(items.get("enum") or [o.get("const") for o in items.get("anyOf") or []])
+    assert extras.get("type") == "array" and offered == set(questions["extras"].items), (
+        f"the multiple choice is not an array of the listed items: {extras}"
+    )
+    case.assert_snapshot(snapshot)
+
+
 @pytest.mark.checks("ERA-1", "ERA-4")
 @async_case
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
