@@ -25,8 +25,9 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
   its model, `int` for `Any`).
-- `ERA-6`: a prompt with an `Elicit` parameter: it either registers (works) or
-  raises a registration error; an internal exception is a leak.
+- `ERA-6`, `ERA-6/resource`: a prompt, and a resource template, with an `Elicit`
+  parameter: each either registers (works) or raises a registration error; an
+  internal exception is a leak.
 
 See `reference/registration_probes.py` for the reference's adapter.
 """
@@ -41,7 +42,7 @@ MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
 )
-MAY_RAISE = ("ERA-6",)
+MAY_RAISE = ("ERA-6", "ERA-6/resource")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
     "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),

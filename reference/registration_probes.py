@@ -231,6 +231,16 @@ def on_prompt() -> dict[str, Any]:
     return {}
 
 
+def on_resource() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+
+    @server.resource("weather://{city}")
+    def weather(city: str, units: Annotated[str, Elicit("Celsius or Fahrenheit?")] = "celsius") -> str:
+        return f"{city} in {units}"
+
+    return {}
+
+
 PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-1": unknown_name,
     "REG-1/no-signature": resolver_without_signature,
@@ -255,4 +265,5 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-10/type": unresolvable_expression,
     "REG-11": cannot_be_asked,
     "ERA-6": on_prompt,
+    "ERA-6/resource": on_resource,
 }
