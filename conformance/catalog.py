@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal
@@ -177,15 +177,11 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class Prompt:
-    """A prompt with a declared parameter (ERA-6): rendered, it asks or takes the default."""
+class Prompt(Tool):
+    """A prompt with a declared parameter (ERA-6): rendered (`returns`), it asks or
+    takes the default."""
 
-    name: str
-    arguments: Mapping[str, str]
-    #: The rendered text, filled from the arguments and the answers (or defaults).
-    returns: str
-    questions: Mapping[str, Question]
-    defaults: Mapping[str, Any]
+    defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -215,8 +211,8 @@ def load() -> Catalog:
     scenarios = {sid: _scenario(sid, spec, tools) for sid, spec in raw["scenarios"].items()}
     prompts = {
         name: Prompt(
-            name, MappingProxyType(dict(spec["arguments"])), spec["returns"],
-            _questions(spec), MappingProxyType(dict(spec["defaults"])),
+            name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec),
+            defaults=MappingProxyType(dict(spec["defaults"])),
         )
         for name, spec in raw.get("prompts", {}).items()
     }

@@ -6,13 +6,14 @@ returning a mapping from probe id to a zero-argument callable. Each callable
 registers one tool (written in the target's own framework, as the probe id's
 case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
-- `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`): the wiring is wrong, so
+- `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`, `REG-4/list-alias`): the wiring is wrong, so
   the callable must raise the framework's registration error, with a message
   (any exception but the internal ones in `INTERNAL_ERRORS`). The
   message should name what is at fault, so each probe uses the names in
   `NAMED` below (REG-1: a resolver for `airport` taking `nonexistent`; REG-2:
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
-  `destination` in a union arm, `destinations` a list; REG-5, REG-6: `airport`;
+  `destination` in a union arm, `destinations` a list (of the marked type, or of a type
+  alias of it); REG-5, REG-6: `airport`;
   REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
   REG-1/no-signature: `seat`'s resolver is a C builtin (`max`), whose signature cannot
   be read; REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
@@ -36,7 +37,8 @@ from __future__ import annotations
 
 MUST_RAISE = (
     "REG-1", "REG-1/no-signature", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name", "REG-10/type", "REG-11",
+    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name",
+    "REG-10/type", "REG-11",
 )
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
@@ -45,10 +47,11 @@ MUST_REGISTER = (
 MAY_RAISE = ("ERA-6", "ERA-6/resource")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
-    "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"), "REG-3": ("book",),
-    "REG-4/union": ("destination",), "REG-4/list": ("destinations",), "REG-5": ("airport",),
-    "REG-5/plain": ("airport",), "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",),
-    "REG-10/name": ("seat",), "REG-10/type": ("seat",), "REG-11": ("seat",),
+    "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"),
+    "REG-3": ("book",), "REG-4/union": ("destination",), "REG-4/list": ("destinations",),
+    "REG-4/list-alias": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
+    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",), "REG-10/name": ("seat",),
+    "REG-10/type": ("seat",), "REG-11": ("seat",),
 }
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal.
 #: Any other exception with a message is the framework's registration error,

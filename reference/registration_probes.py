@@ -72,6 +72,16 @@ def buried_in_list() -> dict[str, Any]:
     return _schema_of(book)
 
 
+Destination = TypeAliasType("Destination", Annotated[str, Elicit("Where to?")])
+
+
+def buried_in_list_of_alias() -> dict[str, Any]:
+    def book(destinations: list[Destination]) -> str:
+        return ",".join(destinations)
+
+    return _schema_of(book)
+
+
 def declared_type_contradicts() -> dict[str, Any]:
     def ask(destination: str) -> int | Elicit[int]:
         return Elicit("How many?", response_type=int)
@@ -248,6 +258,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-3": two_channels,
     "REG-4/union": buried_in_union,
     "REG-4/list": buried_in_list,
+    "REG-4/list-alias": buried_in_list_of_alias,
     "REG-5": declared_type_contradicts,
     "REG-5/plain": declared_type_contradicts_alone,
     "REG-5/literal-value": literal_value_or_question,
