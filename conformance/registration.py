@@ -20,12 +20,12 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   REG-10/type: `seat` annotated with a string that names something not imported, or
   that fails to evaluate, with `Elicit` written in it; REG-11: `seat` a fixed question of
   type `int | str | None`, which no form schema can ask.
-- `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-9/optional-inside`,
+- `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-8/fits-choices`, `REG-9/optional-inside`,
   `REG-9/optional-outside`, `REG-9/type-alias`, `REG-9/partial`: the wiring is right;
   the callable returns a schema without the elicited parameter `seat` (REG-5/literal-value:
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
-  its model, `int` for `Any`).
+  its model, `int` for `Any`, and a multiple-choice shorthand for a `list[str]`).
 - `ERA-6`, `ERA-6/resource`: a prompt, and a resource template, with an `Elicit`
   parameter: each either registers (works) or raises a registration error; an
   internal exception is a leak.
@@ -42,6 +42,7 @@ MUST_RAISE = (
 )
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
+    "REG-8/fits-choices",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
 )
 MAY_RAISE = ("ERA-6", "ERA-6/resource")

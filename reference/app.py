@@ -423,6 +423,18 @@ async def guard_by_hand(ctx: Context) -> str | mcp_types.InputRequiredResult:
     )
 
 
+@app.prompt()
+def travel_tips(city: str) -> str:
+    """An ordinary prompt: refusing markers (ERA-6) leaves prompts without one alone."""
+    return f"Three things to do in {city}"
+
+
+@app.resource("weather://{city}")
+def weather(city: str) -> str:
+    """An ordinary resource template, for the same reason."""
+    return f"Sunny in {city}"
+
+
 def registration() -> dict[str, Any]:
     """The REG adapter: see `elicit_conformance.registration` for the contract."""
     from elicit_conformance.reference.registration_probes import PROBES

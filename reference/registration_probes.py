@@ -185,6 +185,17 @@ def cannot_be_asked() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def choices_fit_a_list() -> dict[str, Any]:
+    # fastmcp's shorthands for a multiple choice: untitled, and titled.
+    def book(
+        seat: Annotated[list[str], Elicit("Which extras?", response_type=[["wifi", "meal"]])],
+        extras: Annotated[list[str], Elicit("Which more?", response_type=[{"lounge": {"title": "Lounge"}}])],
+    ) -> str:
+        return ",".join([*seat, *extras])
+
+    return _schema_of(book)
+
+
 def unresolvable_name() -> dict[str, Any]:
     def book(seat: "Annotated[str, Elicit('Window or aisle?')] | NotImported") -> str:  # noqa: F821
         return str(seat)
@@ -268,6 +279,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-8/fits-arm": response_type_is_an_arm,
     "REG-8/fits-subclass": response_type_is_a_subclass,
     "REG-8/fits-any": anything_fits_any,
+    "REG-8/fits-choices": choices_fit_a_list,
     "REG-9/optional-inside": optional_inside,
     "REG-9/optional-outside": optional_outside,
     "REG-9/type-alias": type_alias,
