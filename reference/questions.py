@@ -303,7 +303,8 @@ def _holds(annotation: Any, asked: Any) -> bool:
     """Whether every answer of type `asked` is a valid `annotation`."""
     target, _ = split_annotated(annotation)
     asked, _ = split_annotated(_shorthand_answer(asked))
-    targets = get_args(target) if get_origin(target) in (typing.Union, UnionType) else (target,)
+    # `_without_none` has rebuilt any union of the parameter as a typing.Union.
+    targets = get_args(target) if get_origin(target) is typing.Union else (target,)
     if target is Any or asked in targets:
         return True
     return any(
