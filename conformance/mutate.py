@@ -424,7 +424,7 @@ def score(verdicts: Sequence[Verdict]) -> Score:
 # -- reporting -----------------------------------------------------------------
 
 
-def render_run(verdicts: Sequence[Verdict], seed: int, size: int, population: int, wall: float) -> str:
+def render_run(verdicts: Sequence[Verdict], chosen: str, wall: float) -> str:
     """The Markdown record of one run: when, where, the score, and every mutant."""
     result = score(verdicts)
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -438,7 +438,7 @@ def render_run(verdicts: Sequence[Verdict], seed: int, size: int, population: in
         "",
         f"- Date: {now}",
         f"- Machine: {machine}",
-        f"- Sample: {size} of {population} sites, seed {seed}; wall time {wall / 60:.1f} min",
+        f"- Mutants: {chosen}; wall time {wall / 60:.1f} min",
         f"- **{result.line()}**",
         "",
         "| mutant | line | change | verdict | what caught it, or why it is equivalent |",
@@ -507,7 +507,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             [{"id": v.site.id, "line": v.site.line, "before": v.site.before, "after": v.site.after, "status": v.status}
              for v in survivors], indent=2) + "\n")
     if options.write_run:
-        options.write_run.write_text(render_run(verdicts, options.seed, len(chosen), len(sites), wall))
+        how = (f"{len(chosen)} named with --only" if options.only
+               else f"a sample of {len(chosen)} of {len(sites)} sites, seed {options.seed}")
+        options.write_run.write_text(render_run(verdicts, how, wall))
     return 1 if result.percent < options.fail_under else 0
 
 
