@@ -88,6 +88,11 @@ class Site:
     before: str
     after: str
 
+    @property
+    def change(self) -> str:
+        """`before -> after`, as `--list` prints it and equivalent.toml records it."""
+        return f"{self.before} -> {self.after}"
+
 
 @dataclass
 class _Candidate:
@@ -138,9 +143,6 @@ def _drop(at: int) -> Callable[[Any], ast.AST]:
 def _candidates(tree: ast.Module) -> Iterator[_Candidate]:
     """Every mutation site of `tree`, in a fixed order (source order)."""
 
-    def is_docstring(stmt: ast.stmt) -> bool:
-        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-
     def walk(node: ast.AST, scope: tuple[str, ...], in_function: bool) -> Iterator[_Candidate]:
         qualname = ".".join(scope) or "<module>"
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -156,15 +158,14 @@ def _candidates(tree: ast.Module) -> Iterator[_Candidate]:
                 if not isinstance(child, ast.AST):
                     continue
                 at = index if isinstance(value, list) else None
-                yield from _sites_of(child, qualname, node, field_name, at, in_function, is_docstring)
+                yield from _sites_of(child, qualname, node, field_name, at, in_function)
                 yield from walk(child, scope, in_function)
 
     yield from walk(tree, (), False)
 
 
 def _sites_of(
-    node: ast.AST, qualname: str, parent: ast.AST, field_name: str, at: int | None,
-    in_function: bool, is_docstring: Callable[[ast.stmt], bool],
+    node: ast.AST, qualname: str, parent: ast.AST, field_name: str, at: int | None, in_function: bool,
 ) -> Iterator[_Candidate]:
     def site(kind: str, make: Callable[[Any], ast.AST]) -> _Candidate:
         return _Candidate(qualname, kind, node, parent, field_name, at, make)
@@ -189,9 +190,13 @@ def _sites_of(
                 yield site("drop", _drop(position))
     if (
         in_function and isinstance(node, ast.stmt) and not isinstance(node, _KEPT_STATEMENTS)
-        and not is_docstring(node) and not (isinstance(node, ast.AnnAssign) and node.value is None)
+        and not _is_docstring(node) and not (isinstance(node, ast.AnnAssign) and node.value is None)
     ):
         yield site("delete", lambda n: ast.Pass())
+
+
+def _is_docstring(node: ast.AST) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def _is_dunder_all(parent: ast.AST) -> bool:
@@ -276,7 +281,7 @@ def stale_equivalents(known: dict[str, Equivalent], sites: Sequence[Site]) -> li
     by_id = {site.id: site for site in sites}
     return [
         site_id for site_id, entry in known.items()
-        if site_id not in by_id or entry.change != f"{by_id[site_id].before} -> {by_id[site_id].after}"
+        if site_id not in by_id or entry.change != by_id[site_id].change
     ]
 
 
@@ -290,7 +295,6 @@ class Verdict:
     status: str
     #: The case that failed, the reason an equivalent is one, or what broke.
     detail: str
-    seconds: float
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -332,7 +336,6 @@ def __getattr__(name: str) -> Any:
 
 
 def run_one(site: Site, timeout: float) -> Verdict:
-    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
         report = Path(scratch) / "report"
         command = [
@@ -348,16 +351,15 @@ def run_one(site: Site, timeout: float) -> Verdict:
                 env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
             )
         except subprocess.TimeoutExpired:
-            return Verdict(site, "killed", f"the suite did not finish in {CHILD_TIMEOUT} s", time.monotonic() - started)
-        elapsed = time.monotonic() - started
+            return Verdict(site, "killed", f"the suite did not finish in {CHILD_TIMEOUT} s")
         if done.returncode == 0:
-            return Verdict(site, "survived", "every case passed", elapsed)
+            return Verdict(site, "survived", "every case passed")
         if done.returncode == 1:
-            return Verdict(site, "killed", _first_failure(report, done.stdout), elapsed)
+            return Verdict(site, "killed", _first_failure(report, done.stdout))
         if done.returncode == 4 and "ERROR:" in done.stdout + done.stderr:
-            return Verdict(site, "killed", "the server does not start (the suite's target check)", elapsed)
+            return Verdict(site, "killed", "the server does not start (the suite's target check)")
         tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
-        return Verdict(site, "error", f"exit {done.returncode}: {' | '.join(tail)}", elapsed)
+        return Verdict(site, "error", f"exit {done.returncode}: {' | '.join(tail)}")
 
 
 def _first_failure(report: Path, output: str) -> str:
@@ -378,7 +380,7 @@ def judge(sites: Sequence[Site], known: dict[str, Equivalent], jobs: int, timeou
     to_run = []
     for site in sites:
         if site.id in known:
-            verdicts[site.id] = Verdict(site, "equivalent", known[site.id].reason, 0.0)
+            verdicts[site.id] = Verdict(site, "equivalent", known[site.id].reason)
             progress(verdicts[site.id])
         else:
             to_run.append(site)
@@ -471,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sites = all_sites()
     if options.list:
         for site in sites:
-            print(f"{site.id}\t{site.line}\t{site.before} -> {site.after}")
+            print(f"{site.id}\t{site.line}\t{site.change}")
         return 0
     known = equivalents(options.equivalents)
     stale = stale_equivalents(known, sites)
@@ -500,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = score(verdicts)
     survivors = [v for v in verdicts if v.status in ("survived", "error")]
     for v in survivors:
-        print(f"{v.status}: {v.site.id} (line {v.site.line}): {v.site.before} -> {v.site.after}")
+        print(f"{v.status}: {v.site.id} (line {v.site.line}): {v.site.change}")
     print(result.line())
     if options.survivors:
         options.survivors.write_text(json.dumps(

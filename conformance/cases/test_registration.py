@@ -102,8 +102,9 @@ async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     assert not run.failed, f"rendering prompt {prompt.name!r} failed: {run.text}"
     asked = any(a.param == "name" for round_ in run.rounds for a in round_)
     expected = prompt.returns.format(**arguments, **({"name": "Ada"} if asked else prompt.defaults))
-    assert expected in result_text(run.result or {}), (
-        f"prompt {prompt.name!r} rendered {result_text(run.result or {})!r}, expected {expected!r} "
+    rendered = result_text(run.result or {})
+    assert expected in rendered, (
+        f"prompt {prompt.name!r} rendered {rendered!r}, expected {expected!r} "
         + ("(the answer given)" if asked else "(nothing was asked, so the default)")
     )
     case.assert_snapshot(snapshot)
