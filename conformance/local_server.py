@@ -40,6 +40,11 @@ class LocalServer:
 
     def __enter__(self) -> LocalServer:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # uvicorn takes an --fd socket as AF_UNIX and so never sets TCP_NODELAY on
+        # what it accepts; accepted sockets inherit it from the listener here.
+        # Without it every reply on a kept-alive connection waits out the
+        # client's delayed ACK (~40 ms).
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         listener.bind(("127.0.0.1", 0))
         listener.listen(128)
         port = listener.getsockname()[1]
