@@ -20,7 +20,7 @@ from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import NotTestable, TimedOut
-from elicit_conformance.wire import MODERN, Peer, Transcript, connect, missing_tool
+from elicit_conformance.wire import MODERN, Peer, Transcript, connect, declared_modes, missing_tool
 
 P = ParamSpec("P")
 
@@ -38,6 +38,8 @@ class Case:
         self.transcript = Transcript()
         #: INFORMATIONAL facts this case recorded (requirement rows INFO/...).
         self.facts: dict[str, Any] = {}
+        #: The client (era, modes) of the latest connection: an observation rides the same.
+        self._client: tuple[str, tuple[str, ...]] = (MODERN, declared_modes(True))
 
     def inform(self, requirement: str, value: Any) -> None:
         """Record an implementation-defined fact; it is reported, never judged."""
@@ -57,10 +59,12 @@ class Case:
     async def peer(self, era: str, *, elicitation: bool | tuple[str, ...] = True) -> AsyncIterator[Peer]:
         """A recorded connection at `era`; `drive()` answers the questions on it."""
         tools = await self.tools()
+        modes = declared_modes(elicitation)
+        self._client = (era, modes)
         try:
             async with connect(
-                self.target.transport(), era, self.transcript,
-                elicitation=elicitation, tools=tools, timeout=self.timeout,
+                self.target.transport(era, modes), era, self.transcript,
+                elicitation=modes, tools=tools, timeout=self.timeout,
             ) as peer:
                 yield peer
         except BaseExceptionGroup as group:
@@ -89,7 +93,10 @@ class Case:
             return await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
 
     async def body_runs(self, ref: str) -> int:
-        async with self.peer(MODERN) as peer:
+        """How often the body ran for `ref`, asked by the same kind of client that
+        made the call: over stdio that is the process that served it."""
+        era, modes = self._client
+        async with self.peer(era, elicitation=modes) as peer:
             return body_run_count(await peer.call_tool("body_runs", {"ref": ref}))
 
     def rendered(self) -> str:

@@ -34,15 +34,38 @@ def normalize(transcript: Transcript, volatile: dict[str, str]) -> list[dict[str
     `volatile` maps literal substrings (a per-run id, say) to their placeholder.
     """
     placeholder = _Placeholders()
+    ids = _RequestIds()
     out = []
     for direction, message in transcript.messages:
         body = _walk(message, placeholder, volatile)
         if "id" in body:
-            # Requests from each side are numbered independently.
-            origin = direction if "method" in body else _flip(direction)
-            body["id"] = placeholder(f"id:{origin}", body["id"])
+            body["id"] = ids.request(direction, body["id"]) if "method" in body else ids.response(direction, body["id"])
         out.append({"direction": direction, "message": body})
     return out
+
+
+class _RequestIds:
+    """Each request numbered in order, per side; a response takes its request's number.
+
+    Numbered by request, not by raw value: connections of their own restart
+    their ids, connections sharing a stdio process never reuse one, and the
+    same calls must read the same either way.
+    """
+
+    def __init__(self) -> None:
+        self._count: dict[str, int] = {}
+        self._open: dict[tuple[str, str], str] = {}
+
+    def request(self, direction: str, raw: Any) -> str:
+        self._count[direction] = self._count.get(direction, 0) + 1
+        name = f"<id:{direction}#{self._count[direction]}>"
+        self._open[(direction, json.dumps(raw))] = name
+        return name
+
+    def response(self, direction: str, raw: Any) -> str:
+        # A reply to no request sent (a wrong id) gets a number of its own.
+        origin = _flip(direction)
+        return self._open.pop((origin, json.dumps(raw)), None) or self.request(origin, raw)
 
 
 def _flip(direction: str) -> str:

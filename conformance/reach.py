@@ -35,7 +35,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
     refused = []
     for era in ERAS:
         try:
-            async with connect(target.transport(), era, Transcript(), elicitation=False, timeout=timeout) as peer:
+            async with connect(target.transport(era, ()), era, Transcript(), elicitation=False, timeout=timeout) as peer:
                 return await _tool_names(peer)
         except RpcError as error:  # a handshake-only server refuses the modern era
             refused.append(f"{era}: {error.error.get('message')}")

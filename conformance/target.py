@@ -4,19 +4,23 @@ Three kinds, one per way an MCP server is deployed:
 
 - `module:attribute`: a FastMCP or MCP SDK server object, connected in-process.
 - `http://host:port/path`: a running streamable-HTTP server, in any language.
-- a command (`--server-command`): a stdio server, started once per connection,
-  as a desktop client starts it.
+- a command (`--server-command`): a stdio server, started as a desktop client
+  starts it: once per client identity, kept for the run (`conformance.stdio`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import shlex
+import ssl
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fastmcp.client.transports.base import ClientTransport
+
+from elicit_conformance.stdio import StdioServers
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
@@ -40,6 +44,8 @@ class Target:
     module: Any = None
     #: The stdio command line (command targets only).
     argv: tuple[str, ...] = ()
+    #: The run's stdio processes (command targets only).
+    servers: StdioServers | None = field(default=None, compare=False, repr=False)
     #: Tool names, read once per run to tell "not implemented" from "wrong".
     tools: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -52,8 +58,12 @@ class Target:
         adapter = getattr(self.module, "registration", None)
         return adapter() if callable(adapter) else None
 
-    def transport(self) -> ClientTransport:
-        """A fresh client transport: one connection, nothing shared with the last."""
+    def transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
+        """The transport of one connection by a client at `era` declaring `modes`.
+
+        In-process and over HTTP every connection is its own; over stdio it
+        rides the process kept for that client identity.
+        """
         if self.kind == "module":
             from fastmcp.client.transports.memory import FastMCPTransport
 
@@ -61,14 +71,45 @@ class Target:
         if self.kind == "url":
             from fastmcp.client.transports.http import StreamableHttpTransport
 
-            return StreamableHttpTransport(self.spec)
-        from fastmcp.client.transports.stdio import StdioTransport
+            return StreamableHttpTransport(self.spec, httpx_client_factory=_http_client)
+        assert self.servers is not None
+        return self.servers.transport(era, modes)
 
-        # The target inherits the suite's environment, as a shell would give it;
-        # keep_alive=False: each connection is its own process, like a new client.
-        return StdioTransport(
-            self.argv[0], list(self.argv[1:]), env=dict(os.environ), keep_alive=False
-        )
+    def close(self) -> None:
+        """Stop what the run started (the stdio processes)."""
+        if self.servers is not None:
+            self.servers.close()
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
+def _http_client(
+    headers: dict[str, str] | None = None,
+    timeout: Any = None,
+    auth: Any = None,
+    **options: Any,
+) -> Any:
+    """The HTTP client of one connection, on the run's one TLS context.
+
+    An `httpx2.AsyncClient` built without one loads the CA bundle anew, tens of
+    milliseconds: more than a request to a local server takes. The client
+    itself stays per connection (its pool belongs to the case's event loop).
+    """
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        auth=auth,
+        verify=_tls_context(),
+        **options,
+    )
 
 
 def load_target(spec: str, source: str) -> Target:
@@ -127,7 +168,9 @@ def command_target(command: str) -> Target:
     argv = tuple(shlex.split(command))
     if not argv:
         raise TargetError("--server-command is empty: give the command that starts the server.")
-    return Target(spec=command, source="--server-command", kind="command", argv=argv)
+    # The target inherits the suite's environment, as a shell would give it.
+    return Target(spec=command, source="--server-command", kind="command", argv=argv,
+                  servers=StdioServers(argv, os.environ))
 
 
 def _is_server(obj: Any) -> bool:

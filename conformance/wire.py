@@ -20,6 +20,7 @@ from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from elicit_conformance.revisions import ERAS, HANDSHAKE, MODERN
+from elicit_conformance.stdio import Handshake, SharedStdioTransport
 from elicit_conformance.verdict import NotTestable, TimedOut
 
 __all__ = ["ERAS", "HANDSHAKE", "MODERN", "Peer", "RpcError", "Transcript", "connect"]
@@ -205,7 +206,7 @@ async def connect(
     the modes to declare, e.g. `("url",)`), and each handshake-era
     `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
     """
-    modes = ("form", "url") if elicitation is True else tuple(elicitation or ())
+    modes = declared_modes(elicitation)
     peer = Peer(era, tools, timeout)
     kwargs: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
@@ -223,9 +224,33 @@ async def connect(
                 await session.discover()
         else:
             async with answered_within(timeout, "initialize"):
-                await session.initialize()
+                await _initialize(session, transport, transcript)
         peer.session = session
         yield peer
+
+
+def declared_modes(elicitation: bool | tuple[str, ...]) -> tuple[str, ...]:
+    """The elicitation modes a client declares: True is both, False none."""
+    return ("form", "url") if elicitation is True else tuple(elicitation or ())
+
+
+async def _initialize(session: ClientSession, transport: ClientTransport, transcript: Transcript) -> None:
+    """The 2025 handshake, once per session.
+
+    A stdio process kept for the run (`conformance.stdio`) was initialized by
+    its first connection: a later one adopts that result and carries the
+    exchange at the head of its transcript, so the transcript reads as the
+    session it rides, the same as on a connection of its own.
+    """
+    shared = transport if isinstance(transport, SharedStdioTransport) else None
+    if shared is not None and shared.handshake is not None:
+        transcript.messages += shared.handshake.messages
+        session.adopt(shared.handshake.result)
+        return
+    start = len(transcript.messages)
+    result = await session.initialize()
+    if shared is not None:
+        shared.handshake = Handshake(transcript.messages[start:], result)
 
 
 @contextlib.asynccontextmanager

@@ -35,7 +35,7 @@ from elicit_conformance.case import Case, body_run_count
 from elicit_conformance.checks import names
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
-from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect
+from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect, declared_modes
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
@@ -187,10 +187,10 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
         for needed in (TOOL, "book_trip", "body_runs"):
             if needed not in tools:
                 raise NotTestable(f"the target has no tool {needed!r}")
-        # One connection for every example: a stdio target is one process, not thousands.
-        # It declares elicitation, as a client answering InputRequiredResults does.
+        # One connection for every example, declaring elicitation, as a client
+        # answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
-            connect(case.target.transport(), era, Transcript(), tools=tools, timeout=case.timeout)
+            connect(case.target.transport(era, declared_modes(True)), era, Transcript(), tools=tools, timeout=case.timeout)
         ) as peer:
             foreign = portal.call(_foreign_states, peer, f"{case.run_id}-fuzz")
 

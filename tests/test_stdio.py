@@ -1,0 +1,101 @@
+"""Over stdio the suite runs a server as a desktop client does: one process per
+client identity, kept for the run, so a server that keeps its records in
+memory is judged exactly as in-process. Servers here are not the reference:
+the MCP SDK peer, and a small hand-written guard counting body runs in a dict.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.suite import SuiteRun, finish, run, start
+
+#: `book_destination` and `body_runs`, written by hand on fastmcp, the records in
+#: memory. BODY_FIRST runs the body before the answer is checked: a declined or
+#: cancelled call (OPT-3, OPT-4) or a wrong type (TYP-4) fails, but only after
+#: running the body.
+COUNTING = '''
+from collections import Counter
+
+import mcp_types
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+app = FastMCP("counting")
+runs = Counter()
+BODY_FIRST = {body_first}
+QUESTION = "Where would you like to fly?"
+SCHEMA = {{"type": "object", "properties": {{"value": {{"type": "string"}}}}, "required": ["value"]}}
+
+
+@app.tool
+def body_runs(ref: str) -> int:
+    return runs[ref]
+
+
+@app.tool
+async def book_destination(ref: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    if ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        reply = (ctx.input_responses or {{}}).get("destination")
+        if reply is None:
+            return mcp_types.InputRequiredResult(input_requests={{"destination": mcp_types.ElicitRequest(
+                params=mcp_types.ElicitRequestFormParams(message=QUESTION, requested_schema=SCHEMA))}})
+    else:
+        reply = await ctx.session.elicit(message=QUESTION, requested_schema=SCHEMA, related_request_id=ctx.request_id)
+    if BODY_FIRST:
+        runs[ref] += 1
+    value = (getattr(reply, "content", None) or {{}}).get("value")
+    if getattr(reply, "action", None) != "accept" or not isinstance(value, str):
+        raise ToolError("destination was not given: the booking needs one")
+    if not BODY_FIRST:
+        runs[ref] += 1
+    return f"Booked a flight to {{value}}"
+
+
+if __name__ == "__main__":
+    app.run("stdio", show_banner=False)
+'''
+#: The cases on `book_destination`.
+CASES = "OPT-3 or OPT-4 or TYP-4 or SEC-3 or BAT-1"
+#: What running the body first costs: every call refused after the body ran.
+BODY_FIRST_FAILS = {
+    *(f"test_scenario[{case}-{era}]" for case in ("OPT-3", "OPT-4", "TYP-4") for era in ("2025-11-25", "2026-07-28")),
+    *(f"test_sec_3_malformed_replies_never_reach_the_body[2026-07-28-{kind}]"
+      for kind in ("wrong-kind", "wrong-type", "no-content")),
+}
+
+
+def _failed(result: SuiteRun) -> set[str]:
+    assert result.index["cases"], result.output[-3000:]
+    return {nodeid.split("::")[-1] for nodeid, status in result.statuses().items() if status == "fail"}
+
+
+def test_a_server_counting_in_memory_gets_the_in_process_verdicts_over_stdio(tmp_path: Path) -> None:
+    env = {"PYTHONPATH": str(tmp_path)}
+    for name, body_first in (("counting", False), ("body_first", True)):
+        (tmp_path / f"{name}.py").write_text(COUNTING.format(body_first=body_first))
+        pids = tmp_path / f"{name}.pids"
+        # Each start of the server writes its pid: the processes the run started.
+        command = f"sh -c 'echo $$ >> {pids}; exec {sys.executable} {tmp_path / name}.py'"
+        here = start(tmp_path / f"{name}-in-process", f"--server={name}:app", "-k", CASES, env=env)
+        there = run(tmp_path / f"{name}-stdio", f"--server-command={command}", "-k", CASES, env=env)
+        here = finish(here, tmp_path / f"{name}-in-process")
+        assert here.statuses() == there.statuses(), (here.output[-2000:], there.output[-2000:])
+        assert _failed(there) == (BODY_FIRST_FAILS if body_first else set()), there.output[-3000:]
+        # The cases here use three client identities (2026-07-28 with and without
+        # elicitation, 2025-11-25 with it): a process each, not one per connection.
+        assert len(pids.read_text().split()) == 3, pids.read_text()
+
+
+def test_the_mcp_sdk_peer_gets_the_same_verdicts_over_stdio(tmp_path: Path) -> None:
+    module = "elicit_conformance.fixtures.peers.mcp_sdk"
+    here = start(tmp_path / "in-process", f"--server={module}:app")
+    there = run(tmp_path / "stdio", f"--server-command={sys.executable} -m {module}")
+    here_statuses, there_statuses = finish(here, tmp_path / "in-process").statuses(), there.statuses()
+    assert here_statuses and set(here_statuses) == set(there_statuses), there.output[-3000:]
+    # Registration is not on the wire: over stdio those cases are skipped.
+    differing = {n: (a, b) for n, a in here_statuses.items() if (b := there_statuses[n]) != a}
+    assert all("test_registration.py" in n and b == "skipped" for n, (_, b) in differing.items()), differing
+    assert "fail" in set(there_statuses.values()), "the SDK peer fails known cases (docs/mcp-sdk.md)"
