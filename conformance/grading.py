@@ -4,6 +4,11 @@ Registered by the entry point (`conformance.plugin`) only for a conformance
 run. Every case claims requirement rows (`@pytest.mark.checks`); this plugin
 turns what pytest saw into a verdict per case, applies the baseline, and
 writes the report.
+
+Under pytest-xdist (`-n auto`) each worker collects every case, so row
+coverage and stale baseline entries are judged on the whole suite there and
+sent up once; each case's verdict travels to the controller on its test
+report, and the controller alone writes the one report and the baseline.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -43,6 +49,10 @@ from elicit_conformance.verdict import NotTestable, ShouldNotMet, TimedOut
 ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"
 CASE = pytest.StashKey[Case]()
+#: The attribute carrying a case's verdict on its test report, to the xdist controller.
+VERDICT = "elicit_conformance_verdict"
+#: The key of a worker's run-level problems in its xdist `workeroutput`.
+PROBLEMS = "elicit_conformance_problems"
 #: What pytest prints for a case that ended as one of these statuses.
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
@@ -107,6 +117,15 @@ def _chosen(config: pytest.Config) -> Target:
     if spec := config.getini("elicit_server"):
         return load_target(str(spec), "ini")
     return load_target(DEFAULT_SPEC, "default")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    """An xdist controller: it runs no case and hears of each from its report."""
+    return config.pluginmanager.hasplugin("dsession")
 
 
 def checks_of(item: pytest.Item) -> tuple[str, ...]:
@@ -228,7 +247,10 @@ class ConformanceRun:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
-        if session.config.option.collectonly or not any(i.nodeid in self.report.outcomes for i in session.items):
+        if session.config.option.collectonly:
+            return
+        # An xdist controller collects nothing: it reaches the target once for all workers.
+        if not _is_controller(session.config) and not any(i.nodeid in self.report.outcomes for i in session.items):
             return
         try:
             self.target.tools["names"] = anyio.run(list_tools, self.target, self.timeout)
@@ -278,7 +300,23 @@ class ConformanceRun:
         if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
             lines = normalize(case.transcript, {case.run_id: "<run>"})
             self.report.write_transcript(self.report_dir, outcome, lines)
+        if _is_worker(item.config):
+            setattr(report, VERDICT, outcome.to_data())
         return report
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """On an xdist controller: the verdict a worker sent, before the terminal shows it."""
+        data = getattr(report, VERDICT, None)
+        if data is not None:
+            self.report.outcomes[report.nodeid] = Outcome.from_data(data)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """A worker's run-level problems (every worker judges the same: once is enough)."""
+        for problem in getattr(node, "workeroutput", {}).get(PROBLEMS, []):
+            if problem not in self.report.problems:
+                self.report.problems.append(problem)
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
         """'not testable' and 'timed out' show as themselves, not as a bare F."""
@@ -296,6 +334,9 @@ class ConformanceRun:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if _is_worker(session.config):
+            session.config.workeroutput[PROBLEMS] = self.report.problems  # type: ignore[attr-defined]
+            return
         if self.report.problems and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.report_dir is not None and self.report.outcomes:
@@ -304,6 +345,9 @@ class ConformanceRun:
             self.write_baseline.write_text(
                 self.report.baseline(f"{date.today().isoformat()}, against {self.target.spec}")
             )
+
+    def pytest_unconfigure(self) -> None:
+        self.target.close()
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.report.outcomes and not self.report.problems:

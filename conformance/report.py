@@ -70,6 +70,14 @@ class Outcome:
         """The row the case is named for, its first check."""
         return self.checks[0]
 
+    def to_data(self) -> dict[str, Any]:
+        """Plain data, as a test report carries it from an xdist worker."""
+        return {**asdict(self), "status": str(self.status)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Outcome:
+        return cls(**{**data, "status": Status(data["status"])})
+
 
 class Report:
     def __init__(self, target: str, revisions: tuple[str, ...]) -> None:

@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: A mutant that fails one case (DIG-1), and the demo baseline that expects it to.
+NO_DIGEST = "--server=elicit_conformance.fixtures.mutants.no_digest:app"
+BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
 #: A stuck child must not hold CI for its whole budget.
 RUN_TIMEOUT = 1200
 

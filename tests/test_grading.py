@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import ROOT, run
+from tests.suite import BASELINE, NO_DIGEST, run
 
-BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
-NO_DIGEST = "--server=elicit_conformance.fixtures.mutants.no_digest:app"
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
     "test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body[2026-07-28]"

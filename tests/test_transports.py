@@ -1,10 +1,12 @@
 """The whole suite against the reference three ways: in-process, over HTTP
-(uvicorn on 127.0.0.1), and over stdio. Same verdicts, same transcripts.
+(uvicorn on 127.0.0.1), and over stdio; and over HTTP and stdio again with
+pytest-xdist (`-n 2`). Same verdicts, same transcripts.
 
 Each run is a `pytest` child process writing a conformance report; the HTTP
 and stdio runs also compare every transcript with the golden ones
 (`--golden-transcripts`), which is what "same transcripts" means here. The
-three run side by side, since the stdio run spends its time starting servers.
+stdio server keeps its records in memory, as an ordinary server does: the
+suite's observations ride the process that served the call.
 """
 
 from __future__ import annotations
@@ -13,32 +15,51 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from elicit_conformance.local_server import LocalServer
-from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.requirements import Table
+from elicit_conformance.revisions import ERAS
 from tests.suite import SuiteRun, finish, start
+
+TRANSPORTS = ["in-process", "http", "stdio", "http -n 2", "stdio -n 2"]
+#: The client identities the cases use: each revision, declaring both
+#: elicitation modes, URL mode only, or none.
+IDENTITIES = len(ERAS) * 3
+
+
+def _stdio(pids: Path) -> str:
+    """The reference's stdio command, each start of it written to `pids`."""
+    return f"--server-command=sh -c 'echo $$ >> {pids}; exec {sys.executable} -m elicit_conformance.reference'"
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
     tmp = tmp_path_factory.mktemp("transports")
     with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp / "uvicorn.log") as server:
-        started = {
-            "in-process": start(tmp / "in-process"),
-            "http": start(tmp / "http", f"--server={server.url}", "--golden-transcripts"),
-            # Every stdio connection is a new process: they share the app's records.
-            "stdio": start(
-                tmp / "stdio", f"--server-command={sys.executable} -m elicit_conformance.reference", "--golden-transcripts",
-                env={RECORDS: str(tmp / "records.sqlite")},
-            ),
+        options = {
+            "in-process": [],
+            "http": [f"--server={server.url}", "--golden-transcripts"],
+            "stdio": [_stdio(tmp / "stdio.pids"), "--golden-transcripts"],
+            "http -n 2": [f"--server={server.url}", "--golden-transcripts", "-n", "2"],
+            "stdio -n 2": [_stdio(tmp / "stdio-n2.pids"), "--golden-transcripts", "-n", "2"],
         }
-        yield {name: finish(process, tmp / name) for name, process in started.items()}
+        started = {name: start(tmp / name.replace(" ", ""), *options[name]) for name in TRANSPORTS}
+        yield {name: finish(process, tmp / name.replace(" ", "")) for name, process in started.items()}
 
 
-@pytest.mark.parametrize("transport", ["in-process", "http", "stdio"])
+def test_stdio_starts_a_process_per_client_identity_not_per_connection(runs: dict[str, SuiteRun]) -> None:
+    directory = runs["stdio"].directory.parent
+    alone = (directory / "stdio.pids").read_text().split()
+    spread = (directory / "stdio-n2.pids").read_text().split()
+    # Hundreds of connections, and at most a process for each client identity (per worker).
+    assert 1 <= len(alone) <= IDENTITIES, alone
+    assert len(spread) <= 2 * IDENTITIES, spread
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_the_whole_suite_passes_against_the_reference(runs: dict[str, SuiteRun], transport: str) -> None:
     run = runs[transport]
     assert run.returncode == 0, run.output[-5000:]
@@ -47,7 +68,7 @@ def test_the_whole_suite_passes_against_the_reference(runs: dict[str, SuiteRun],
     assert "snapshots passed" in run.output, "the golden transcripts were not compared"
 
 
-@pytest.mark.parametrize("transport", ["http", "stdio"])
+@pytest.mark.parametrize("transport", TRANSPORTS[1:])
 def test_same_verdicts_as_in_process(runs: dict[str, SuiteRun], transport: str) -> None:
     here, there = runs["in-process"].statuses(), runs[transport].statuses()
     assert set(here) == set(there)
@@ -55,7 +76,6 @@ def test_same_verdicts_as_in_process(runs: dict[str, SuiteRun], transport: str) 
     # Registration is not on the wire: only an in-process target can run REG cases.
     assert all("test_registration.py" in nodeid and status == ("pass", "skipped")
                for nodeid, status in differing.items()), differing
-    assert len(runs["stdio"].index["cases"]) == len(here)
 
 
 def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
