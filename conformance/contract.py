@@ -39,10 +39,12 @@ RULES = """\
   appears as a word of its own (not inside another name such as the tool's) in
   the error's message or data, or in the result's text.
 - **`body_runs` counts across connections.** Every case opens its own
-  connection, and a later one asks `body_runs` how often an earlier call's body
-  ran. Count per `ref` for the whole life of the server, and across processes
-  where one deployment runs several (over stdio the suite starts a process per
-  connection, so keep the count outside the process).
+  connection, and a later one, made by the same kind of client (revision and
+  declared elicitation modes), asks `body_runs` how often an earlier call's
+  body ran. Count per `ref` for the whole life of the server process; memory
+  is enough (over stdio the suite keeps one process per kind of client for
+  the run and sends the question to the one that served the call). Only a
+  deployment of several processes behind one address must share the count.
 - **Time.** Each request must be answered within the run's timeout
   (`--conformance-timeout`, 30 s by default); a case that waits longer ends as
   "timed out".

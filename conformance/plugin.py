@@ -40,7 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="COMMAND",
         help="Server under test over stdio: the command that starts it, e.g. "
-        "'python -m myproject.server'. Started once per connection.",
+        "'python -m myproject.server'. Started once per client identity (revision and "
+        "declared elicitation modes) and kept for the run, as a desktop client does.",
     )
     group.addoption(
         "--revision",

@@ -3,11 +3,13 @@
 Records: body runs, question copy, profiles.
 
 A client observes BAT-2 and SEC-* by asking how often a body ran, and changes
-the world between rounds (DIG-1, RES-3) through tools. Over stdio every
-connection is a new process, and for stateless continuation (SEC-4) rounds land
-on different processes, so these records cannot live in one process's memory:
-with `ELICIT_REFERENCE_RECORDS=/path/to/file.sqlite` every process sharing the
-path shares them. Without it they live in memory, which is all one process needs.
+the world between rounds (DIG-1, RES-3) through tools. One process, over any
+transport, keeps them in memory (the suite's observations ride the process
+that served the call). A deployment of several processes behind a balancer
+(SEC-4) lands consecutive rounds on different ones, so there the records
+cannot live in one process's memory: with
+`ELICIT_REFERENCE_RECORDS=/path/to/file.sqlite` every process sharing the path
+shares them, as a real server's database would.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import BASELINE, NO_DIGEST, run
+from tests.suite import BASELINE, NO_DIGEST, ROOT, run
 
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
