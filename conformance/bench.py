@@ -10,7 +10,11 @@
 3. `request_state` bytes a client carries after k answered questions.
 4. What an unrelated project pays for the installed plugin: a 3-test run with
    it and with `-p no:elicit_conformance`.
-5. Wall time of the whole suite, both revisions, in-process and over HTTP.
+5. Wall time of the whole suite, both revisions, against the reference:
+   in-process, over HTTP (uvicorn on 127.0.0.1), over stdio, and over HTTP
+   with pytest-xdist `-n 2`, each as a ratio to in-process, and whether every
+   transport gave the same verdicts; with `--ci-run`, the wall time of
+   `.ci/run` on a fresh clone.
 
 Timings are measured here and only here, never asserted in tests.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import statistics
@@ -27,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,6 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RATIO_GOAL = 1.2
 BYTES_PER_ANSWER_GOAL = 100
 SUITE_GOAL_S = 20.0
+#: Wall time over a real transport, as a multiple of in-process.
+TRANSPORT_GOALS = {"HTTP": 2.0, "stdio": 3.0, "HTTP, -n 2": 2.0}
+CI_GOAL_S = 8 * 60.0
 #: An unrelated project pays (almost) nothing for having the plugin installed.
 INERT_GOAL = 1.1
 
@@ -177,13 +186,47 @@ async def _state_bytes(ks: list[int]) -> dict[int, int]:
 # -- suite wall time ---------------------------------------------------------------
 
 
-def _suite_seconds(*options: str) -> tuple[float, int]:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider", *options],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    return time.perf_counter() - started, done.returncode
+@dataclass
+class SuiteTime:
+    seconds: float
+    returncode: int
+    #: Each case's status, registration cases left out (they run in-process only).
+    statuses: dict[str, str]
+
+
+def _suite(*options: str) -> SuiteTime:
+    """The whole suite against the reference, timed from outside, as a user runs it."""
+    with tempfile.TemporaryDirectory() as report:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
+             f"--conformance-report={report}", *options],
+            cwd=ROOT, capture_output=True, text=True,
+        )
+        seconds = time.perf_counter() - started
+        index = Path(report, "index.json")
+        cases = json.loads(index.read_text())["cases"] if index.exists() else []
+    statuses = {c["nodeid"]: c["status"] for c in cases if "test_registration.py" not in c["nodeid"]}
+    return SuiteTime(seconds, done.returncode, statuses)
+
+
+def _transports() -> dict[str, SuiteTime]:
+    times = {"in-process": _suite()}
+    with LocalServer("elicit_conformance.reference.asgi:asgi") as server:
+        times["HTTP"] = _suite(f"--server={server.url}")
+        times["HTTP, -n 2"] = _suite(f"--server={server.url}", "-n", "2")
+    times["stdio"] = _suite(f"--server-command={sys.executable} -m elicit_conformance.reference")
+    return times
+
+
+def _ci_run() -> tuple[float, int]:
+    """`.ci/run` on a fresh clone of this repository's HEAD: venv, install, every test."""
+    with tempfile.TemporaryDirectory() as parent:
+        clone = Path(parent, "clone")
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        started = time.perf_counter()
+        done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True)
+        return time.perf_counter() - started, done.returncode
 
 
 def _plugin_overhead(repeats: int = 7) -> tuple[float, float]:
@@ -210,6 +253,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m elicit_conformance.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls per server for leg timings")
     parser.add_argument("--no-suite", action="store_true", help="skip the suite wall-time rows")
+    parser.add_argument("--ci-run", action="store_true",
+                        help="also time .ci/run on a fresh clone (minutes: it installs and runs every test)")
     args = parser.parse_args(argv)
     servers = _servers()
     rows: list[tuple[str, ...]] = []
@@ -251,12 +296,23 @@ def main(argv: list[str] | None = None) -> None:
                  _yes(loaded / unloaded <= INERT_GOAL)))
 
     if not args.no_suite:
-        seconds, code = _suite_seconds()
-        rows.append(("whole suite, both revisions, in-process (s)", f"{seconds:.1f} (exit {code})", "", "",
-                     f"<= {SUITE_GOAL_S:.0f}", _yes(seconds <= SUITE_GOAL_S and code == 0)))
-        with LocalServer("elicit_conformance.reference.asgi:asgi") as server:
-            seconds, code = _suite_seconds(f"--server={server.url}")
-        rows.append(("whole suite, both revisions, over HTTP (s)", f"{seconds:.1f} (exit {code})", "", "", "", ""))
+        times = _transports()
+        base = times["in-process"]
+        rows.append(("whole suite, both revisions, in-process (s)", f"{base.seconds:.1f} (exit {base.returncode})",
+                     "", "", f"<= {SUITE_GOAL_S:.0f}", _yes(base.seconds <= SUITE_GOAL_S and base.returncode == 0)))
+        for name, goal in TRANSPORT_GOALS.items():
+            run, ratio = times[name], times[name].seconds / base.seconds
+            rows.append((f"whole suite, both revisions, {name} (s, x in-process)",
+                         f"{run.seconds:.1f} ({ratio:.2f}x, exit {run.returncode})", "", "",
+                         f"<= {goal}x", _yes(ratio <= goal and run.returncode == 0)))
+        same = all(t.statuses == base.statuses for t in times.values()) and bool(base.statuses)
+        rows.append(("same verdict for every case on every transport (registration cases are in-process only)",
+                     f"{len(base.statuses)} cases", "", "", "same", _yes(same)))
+        if args.ci_run:
+            seconds, code = _ci_run()
+            rows.append(("`.ci/run` on a fresh clone: venv, install, every test (s)",
+                         f"{seconds:.0f} (exit {code})", "", "", f"<= {CI_GOAL_S:.0f}",
+                         _yes(seconds <= CI_GOAL_S and code == 0)))
 
     print(f"elicit-conformance benchmarks, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}\n")

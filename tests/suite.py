@@ -34,6 +34,18 @@ class SuiteRun:
         return {row["nodeid"]: row["status"] for row in self.index["cases"]}
 
 
+#: What a child run must not inherit: pytest-xdist's marks of a worker (under `-n`
+#: a child would believe it is one of this run's workers, and syrupy would keep its
+#: snapshot report for a controller it has not got); and a ban on bytecode, which
+#: makes every child compile and assertion-rewrite ~150 modules anew (a second each).
+NOT_INHERITED = ("PYTEST_XDIST_", "PYTHONDONTWRITEBYTECODE")
+
+
+def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment for a child run of its own (see NOT_INHERITED)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(NOT_INHERITED)} | (extra or {})
+
+
 def start(directory: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     directory.mkdir(parents=True)
     command = [
@@ -42,7 +54,7 @@ def start(directory: Path, *options: str, env: dict[str, str] | None = None) -> 
         *options,
     ]
     return subprocess.Popen(
-        command, cwd=ROOT, env={**os.environ, **(env or {})},
+        command, cwd=ROOT, env=child_environment(env),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 

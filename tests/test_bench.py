@@ -25,3 +25,9 @@ def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None
     assert table.count("server µs, median") == 5
     assert "request_state bytes after k = 1, 2, 4, 8, 16, 32 answers" in table
     assert "| unrelated 3-test project, plugin installed" in table
+
+
+def test_a_suite_row_reads_the_verdicts_of_the_run_it_times() -> None:
+    timed = bench._suite("-k", "OPT-3")
+    assert timed.returncode == 0 and timed.seconds > 0
+    assert set(timed.statuses.values()) == {"pass"} and len(timed.statuses) == 2, timed.statuses

@@ -2,7 +2,10 @@
 exactly the cases it is meant to fail, and every MUST row kills some mutant.
 
 (That the reference fails no case is `tests/test_transports.py`.) Each mutant
-runs the whole suite in a child process, two at a time.
+runs the whole suite in a child process, two at a time. A mutant that claims
+no SEC row runs the generated attacks on their `quick` profile: it is checked
+not to fail them, on fewer examples; one that claims SEC rows gets the full
+`ci` profile it must fail.
 """
 
 from __future__ import annotations
@@ -34,10 +37,15 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Sui
 
     def judge(mutant: Mutant) -> tuple[str, SuiteRun]:
         options = [f"--server={mutant.server}", *(["--conformance-strict"] if mutant.strict else [])]
-        return mutant.name, run(tmp / mutant.name, *options)
+        return mutant.name, run(tmp / mutant.name, *options, env={"ELICIT_FUZZ": _fuzz(mutant)})
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         yield dict(pool.map(judge, MUTANTS))
+
+
+def _fuzz(mutant: Mutant) -> str:
+    claims_sec = any(_ENTRY.match(e)["id"] == "*" or e.startswith("SEC-") for e in mutant.breaks)
+    return "ci" if claims_sec else "quick"
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])

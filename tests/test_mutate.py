@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from elicit_conformance import mutate
-from tests.suite import ROOT
+from tests.suite import ROOT, child_environment
 
 #: A small fixed sample CI runs on every change: each must be killed.
 SAMPLE = ("--sample", "4", "--seed", "3")
@@ -20,7 +20,7 @@ EQUIVALENT = "questions._dependency_order.visit/drop#1"
 def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "elicit_conformance.mutate", "--jobs", "2", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT, env=child_environment(), capture_output=True, text=True, timeout=900,
     )
 
 

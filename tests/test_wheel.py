@@ -7,7 +7,6 @@ the venv's `pytest` launcher, from a folder that is not this repository.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import ROOT
+from tests.suite import ROOT, child_environment
 
 #: The oldest pytest the package declares, installed beside the wheel.
 PYTEST_FLOOR = "pytest>=8.2,<9"
@@ -93,7 +92,7 @@ class Venv:
     bin: Path
 
     def pytest(self, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
+        env = {k: v for k, v in child_environment().items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
         return subprocess.run(
             [str(self.bin / "pytest"), "-p", "no:cacheprovider", *args],
             cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,

@@ -17,7 +17,9 @@ properties, checked on every example:
 
 Profiles (environment `ELICIT_FUZZ`): `ci` (default) is derandomized, the same
 examples on every run, at least 1,000 rounds; `deep` is random, ten times
-longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`.
+longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
+`quick` is `ci`'s first tenth, for the suite's own CI where a server that is
+not meant to fail this case runs the whole suite (tests/test_mutants.py).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
                     suppress_health_check=list(HealthCheck)), 1000),
     "deep": (settings(max_examples=4500, deadline=None, suppress_health_check=list(HealthCheck)), 10_000),
+    "quick": (settings(max_examples=45, derandomize=True, database=None, deadline=None,
+                       suppress_health_check=list(HealthCheck)), 100),
 }
 PROFILE, MIN_ROUNDS = PROFILES[os.environ.get("ELICIT_FUZZ", "ci")]
 TOOL = "book_reworded"
