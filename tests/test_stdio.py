@@ -6,9 +6,16 @@ the MCP SDK peer, and a small hand-written guard counting body runs in a dict.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
+import anyio
+
+from elicit_conformance.case import body_run_count
+from elicit_conformance.stdio import StdioServers
+from elicit_conformance.verdict import TimedOut
+from elicit_conformance.wire import MODERN, Transcript, connect
 from tests.suite import SuiteRun, finish, run, start
 
 #: `book_destination` and `body_runs`, written by hand on fastmcp, the records in
@@ -99,3 +106,79 @@ def test_the_mcp_sdk_peer_gets_the_same_verdicts_over_stdio(tmp_path: Path) -> N
     differing = {n: (a, b) for n, a in here_statuses.items() if (b := there_statuses[n]) != a}
     assert all("test_registration.py" in n and b == "skipped" for n, (_, b) in differing.items()), differing
     assert "fail" in set(there_statuses.values()), "the SDK peer fails known cases (docs/mcp-sdk.md)"
+
+
+#: A stdio server whose tools hang, crash the process, or answer.
+FRAGILE = '''
+import os
+
+import anyio
+from fastmcp import FastMCP
+
+app = FastMCP("fragile")
+
+
+@app.tool
+async def hang() -> str:
+    await anyio.sleep_forever()
+    return "never"
+
+
+@app.tool
+def crash() -> str:
+    os._exit(3)
+
+
+@app.tool
+def pid() -> int:
+    return os.getpid()
+
+
+if __name__ == "__main__":
+    app.run("stdio", show_banner=False)
+'''
+
+
+async def _pid(servers: StdioServers) -> int:
+    async with connect(servers.transport(MODERN, ()), MODERN, Transcript(), elicitation=False, timeout=30) as peer:
+        return body_run_count(await peer.call_tool("pid", {}))
+
+
+async def _fails(servers: StdioServers, tool: str) -> type[BaseException]:
+    """How a call of `tool` ended: the exception inside the transport's task groups."""
+    try:
+        async with connect(servers.transport(MODERN, ()), MODERN, Transcript(), elicitation=False, timeout=2) as peer:
+            await peer.call_tool(tool, {})
+    except BaseException as error:  # noqa: BLE001 - whatever ends the call is the point
+        while isinstance(error, BaseExceptionGroup):
+            error = error.exceptions[0]
+        return type(error)
+    raise AssertionError(f"{tool} returned")
+
+
+def test_a_process_left_waiting_or_gone_is_replaced_by_a_fresh_one(tmp_path: Path) -> None:
+    (tmp_path / "fragile.py").write_text(FRAGILE)
+    servers = StdioServers((sys.executable, str(tmp_path / "fragile.py")))
+    try:
+        first = anyio.run(_pid, servers)
+        assert anyio.run(_pid, servers) == first and servers.started == 1, "one process serves every connection"
+        assert anyio.run(_fails, servers, "hang") is TimedOut
+        second = anyio.run(_pid, servers)  # the hung call's process is in an unknown state
+        assert second != first and servers.started == 2
+        anyio.run(_fails, servers, "crash")
+        third = anyio.run(_pid, servers)
+        assert third not in (first, second) and servers.started == 3
+        assert all(not _alive(pid) for pid in (first, second)), "replaced processes were stopped"
+    finally:
+        servers.close()
+    assert not _alive(third)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A stopped child of ours stays a zombie until reaped; Popen.wait reaps it.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split()[2] != "Z"
