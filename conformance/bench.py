@@ -226,7 +226,10 @@ def _ci_run() -> tuple[float, int]:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         started = time.perf_counter()
         done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True)
-        return time.perf_counter() - started, done.returncode
+        seconds = time.perf_counter() - started
+    if done.returncode != 0:  # the table says "exit N"; here is why
+        print(f".ci/run failed:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}", file=sys.stderr)
+    return seconds, done.returncode
 
 
 def _plugin_overhead(repeats: int = 7) -> tuple[float, float]:

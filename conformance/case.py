@@ -30,6 +30,7 @@ class Case:
         self, target: Target, run_id: str, *, golden: bool = False, timeout: float | None = None
     ) -> None:
         self.target = target
+        #: Unique to this case: every ref it sends carries it (see `ConformanceRun.case_id`).
         self.run_id = run_id
         #: Seconds the server may take to answer one request.
         self.timeout = timeout

@@ -13,6 +13,7 @@ report, and the controller alone writes the one report and the baseline.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import uuid
@@ -161,12 +162,18 @@ class ConformanceRun:
     timeout: float
     #: Unique per run, so server-side records (body runs, profiles) never collide.
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
+    _cases: Iterator[int] = field(default_factory=itertools.count, repr=False)
     report: Report = field(init=False)
     #: Cases the baseline expects to fail, with the reason their mark gives.
     baselined: dict[str, str] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.report = Report(self.target.spec, self.revisions)
+
+    def case_id(self) -> str:
+        """The id a case puts in its refs: unique to the case, so no case reads what
+        another left on the server (in whatever order, on whichever worker, they run)."""
+        return f"{self.run_id}-{next(self._cases)}"
 
     def pytest_report_header(self) -> list[str]:
         lines = [

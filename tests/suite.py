@@ -46,10 +46,13 @@ def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(NOT_INHERITED)} | (extra or {})
 
 
-def start(directory: Path, *options: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def start(
+    directory: Path, *options: str, env: dict[str, str] | None = None, cases: tuple[str, ...] = ("conformance/cases",)
+) -> subprocess.Popen[str]:
+    """Start the suite (`cases`, in that order) with `options`, reporting into `directory`."""
     directory.mkdir(parents=True)
     command = [
-        sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", *cases, "-q", "-p", "no:cacheprovider",
         f"--conformance-report={directory / 'report'}", f"--junitxml={directory / 'junit.xml'}",
         *options,
     ]
@@ -71,6 +74,8 @@ def finish(process: subprocess.Popen[str], directory: Path) -> SuiteRun:
     return SuiteRun(process.returncode, output, index, directory)
 
 
-def run(directory: Path, *options: str, env: dict[str, str] | None = None) -> SuiteRun:
+def run(
+    directory: Path, *options: str, env: dict[str, str] | None = None, cases: tuple[str, ...] = ("conformance/cases",)
+) -> SuiteRun:
     """Run the suite to the end; see `start` for the options every run gets."""
-    return finish(start(directory, *options, env=env), directory)
+    return finish(start(directory, *options, env=env, cases=cases), directory)

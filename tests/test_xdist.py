@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.suite import BASELINE, NO_DIGEST, SuiteRun, finish, run, start
+from tests.suite import BASELINE, NO_DIGEST, ROOT, SuiteRun, finish, run, start
 
 SDK_PEER = "--server=elicit_conformance.fixtures.peers.mcp_sdk:app"
 #: What a case's verdict is, without what differs run to run (time, state sizes).
@@ -50,3 +50,13 @@ def test_stale_baseline_entries_are_judged_across_workers(tmp_path: Path) -> Non
     # Every worker finds it; the run reports it once.
     assert result.output.count("stale baseline entry (line 7): DIG-3 matches no case") == 1, result.output[-3000:]
     assert result.index["problems"] == ["stale baseline entry (line 7): DIG-3 matches no case"]
+
+
+def test_no_case_depends_on_the_cases_run_before_it(tmp_path: Path) -> None:
+    # A worker runs any share of the cases, in any order: here the case files in
+    # reverse. Refs shared between cases once made SEC-1 and BAT-2 read the body
+    # runs of the BAT-1 and BAT-3 scenarios when those ran first.
+    files = sorted((ROOT / "conformance" / "cases").glob("test_*.py"), reverse=True)
+    result = run(tmp_path / "reversed", cases=tuple(str(f.relative_to(ROOT)) for f in files))
+    assert result.returncode == 0, result.output[-3000:]
+    assert set(result.statuses().values()) == {"pass"}

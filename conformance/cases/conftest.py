@@ -46,6 +46,6 @@ def target(pytestconfig: pytest.Config) -> Target:
 @pytest.fixture
 def case(request: pytest.FixtureRequest, target: Target) -> Iterator[Case]:
     run = grading.current(request.config)
-    case = Case(target, run.run_id, golden=run.golden, timeout=run.timeout)
+    case = Case(target, run.case_id(), golden=run.golden, timeout=run.timeout)
     request.node.stash[grading.CASE] = case
     yield case
