@@ -162,7 +162,7 @@ class ConformanceRun:
     timeout: float
     #: Unique per run, so server-side records (body runs, profiles) never collide.
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
-    _cases: Iterator[int] = field(default_factory=itertools.count, repr=False)
+    _cases: Iterator[int] = field(default_factory=itertools.count, init=False, repr=False)
     report: Report = field(init=False)
     #: Cases the baseline expects to fail, with the reason their mark gives.
     baselined: dict[str, str] = field(init=False, default_factory=dict)

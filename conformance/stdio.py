@@ -193,14 +193,15 @@ class ServerProcess:
         for pipe in (popen.stdin, popen.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()  # type: ignore[union-attr]
-        for end in (None, popen.terminate, popen.kill):
-            if end is not None:
-                end()
+        try:
+            popen.wait(timeout=EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            popen.terminate()
             try:
                 popen.wait(timeout=EXIT_GRACE)
-                return
             except subprocess.TimeoutExpired:
-                continue
+                popen.kill()
+                popen.wait()
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
