@@ -22,7 +22,11 @@ class Unreachable(Exception):
 
 
 async def list_tools(target: Target, timeout: float | None = None) -> frozenset[str]:
-    """The target's tool names, on the first revision it accepts.
+    """The target's tool names, and the revisions it refuses (kept in `target.refused`).
+
+    Each revision is opened once: a server that serves only one (a
+    handshake-only server answers `server/discover` with -32601) is tested on
+    that one, its other revision's cases "not testable".
 
     Raises:
         Unreachable: No revision could be opened, or the connection failed.
@@ -32,16 +36,24 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
             f"--server-command={target.spec!r}: {target.argv[0]!r} is not a command "
             "on PATH (or an executable path)."
         )
-    refused = []
+    names: frozenset[str] | None = None
+    refused: dict[str, str] = {}
     for era in ERAS:
         try:
             async with connect(target.transport(era, ()), era, Transcript(), elicitation=False, timeout=timeout) as peer:
-                return await _tool_names(peer)
-        except RpcError as error:  # a handshake-only server refuses the modern era
-            refused.append(f"{era}: {error.error.get('message')}")
+                found = await _tool_names(peer)
+                names = found if names is None else names
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message
-            raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}") from None
-    raise Unreachable(f"{_where(target)} refused every revision ({'; '.join(refused)})")
+            cause = _innermost(error)
+            if isinstance(cause, RpcError):  # the server answered: not this revision
+                refused[era] = f"{cause.error.get('code')} {cause.error.get('message')}"
+            elif names is None:
+                raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}") from None
+            # Otherwise it serves another revision: this one's cases run, and show what goes wrong.
+    if names is None:
+        raise Unreachable(f"{_where(target)} refused every revision ({'; '.join(f'{e}: {m}' for e, m in refused.items())})")
+    target.refused.update(refused)
+    return names
 
 
 async def _tool_names(peer: Any) -> frozenset[str]:
@@ -62,10 +74,15 @@ def _where(target: Target) -> str:
     }.get(target.kind, f"the in-process server {target.spec}")
 
 
-def _reason(error: BaseException) -> str:
-    """The innermost cause, without the task groups wrapped around it."""
+def _innermost(error: BaseException) -> BaseException:
+    """The cause, without the task groups wrapped around it."""
     while isinstance(error, BaseExceptionGroup):
         error = error.exceptions[0]
+    return error
+
+
+def _reason(error: BaseException) -> str:
+    error = _innermost(error)
     if isinstance(error, TimedOut):
         return str(error)
     text = str(error) or type(error).__name__

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from fastmcp.client.transports.base import ClientTransport
 
 from elicit_conformance.stdio import StdioServers
+from elicit_conformance.verdict import NotTestable
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
@@ -48,6 +49,8 @@ class Target:
     servers: StdioServers | None = field(default=None, compare=False, repr=False)
     #: Tool names, read once per run to tell "not implemented" from "wrong".
     tools: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    #: Revisions the target refused when first reached, with its answer.
+    refused: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_reference(self) -> bool:
@@ -63,7 +66,13 @@ class Target:
 
         In-process and over HTTP every connection is its own; over stdio it
         rides the process kept for that client identity.
+
+        Raises:
+            NotTestable: The target refused `era` when first reached: its
+                cases say so instead of failing one by one.
         """
+        if era in self.refused:
+            raise NotTestable(f"the target does not serve {era}: it refused it when first reached ({self.refused[era]})")
         if self.kind == "module":
             from fastmcp.client.transports.memory import FastMCPTransport
 

@@ -120,6 +120,10 @@ class RpcError(Exception):
         return str(self.error.get("message"))
 
 
+#: Errors the SDK raises on this side, never a server's answer: the connection
+#: closed, or its own request timeout.
+_NOT_AN_ANSWER = (mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT)
+
 #: Answers one handshake-era `elicitation/create` with an `ElicitResult`.
 Answerer = Callable[[mcp_types.ElicitRequestParams], Awaitable[mcp_types.ElicitResult]]
 
@@ -219,12 +223,18 @@ async def connect(
         kwargs["elicitation_callback"] = on_elicit
     options = TransportOptions(session_class=_recording_session(transcript, modes))
     async with transport.connect_session(transport_options=options, **kwargs) as session:
-        if era == MODERN:
-            async with answered_within(timeout, "server/discover"):
-                await session.discover()
-        else:
-            async with answered_within(timeout, "initialize"):
-                await _initialize(session, transport, transcript)
+        try:
+            if era == MODERN:
+                async with answered_within(timeout, "server/discover"):
+                    await session.discover()
+            else:
+                async with answered_within(timeout, "initialize"):
+                    await _initialize(session, transport, transcript)
+        except MCPError as error:
+            if error.code in _NOT_AN_ANSWER:
+                raise
+            # The server answered: it does not serve `era` (a 2025-only server: -32601).
+            raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
         peer.session = session
         yield peer
 

@@ -4,6 +4,7 @@ the reference's choices. Each server here is small and written for the test."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from tests.suite import run
@@ -104,3 +105,40 @@ def test_a_prompt_that_asks_or_takes_its_default_passes_era_6(tmp_path: Path) ->
         assert result.statuses() == {f"{ERA_6}[2026-07-28]": "pass", f"{ERA_6}[2025-11-25]": "pass"}, (
             name, result.output[-3000:],
         )
+
+
+#: A server that serves only the 2025 revision (the TypeScript SDK over stdio is
+#: one): it answers server/discover with -32601. Here the reference behind a
+#: middleware that refuses the modern era.
+HANDSHAKE_ONLY = '''
+from mcp.shared.exceptions import MCPError
+
+from elicit_conformance.reference.app import app
+
+
+async def refuse_modern(ctx, call_next):
+    if ctx.method == "server/discover":
+        raise MCPError(-32601, "Method not found")
+    return await call_next(ctx)
+
+
+app._mcp_server.middleware.append(refuse_modern)
+
+if __name__ == "__main__":
+    app.run("stdio", show_banner=False)
+'''
+
+
+def test_a_server_of_one_revision_is_tested_on_it_and_not_testable_on_the_other(tmp_path: Path) -> None:
+    (tmp_path / "handshake_only.py").write_text(HANDSHAKE_ONLY)
+    targets = {"in-process": "--server=handshake_only:app",
+               "stdio": f"--server-command={sys.executable} {tmp_path / 'handshake_only.py'}"}
+    for name, option in targets.items():
+        result = run(tmp_path / name, option, "-k", "OPT-3 or BAT-1", env={"PYTHONPATH": str(tmp_path)})
+        rows = {row["test_id"]: row for row in result.index["cases"]}
+        assert {i: r["status"] for i, r in rows.items()} == {
+            "test_scenario[BAT-1-2025-11-25]": "pass", "test_scenario[OPT-3-2025-11-25]": "pass",
+            "test_scenario[BAT-1-2026-07-28]": "not testable", "test_scenario[OPT-3-2026-07-28]": "not testable",
+        }, (name, result.output[-3000:])
+        assert "does not serve 2026-07-28: it refused it when first reached (-32601 Method not found)" in (
+            rows["test_scenario[BAT-1-2026-07-28]"]["message"])

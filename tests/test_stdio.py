@@ -91,9 +91,10 @@ def test_a_server_counting_in_memory_gets_the_in_process_verdicts_over_stdio(tmp
         here = finish(here, tmp_path / f"{name}-in-process")
         assert here.statuses() == there.statuses(), (here.output[-2000:], there.output[-2000:])
         assert _failed(there) == (BODY_FIRST_FAILS if body_first else set()), there.output[-3000:]
-        # The cases here use three client identities (2026-07-28 with and without
-        # elicitation, 2025-11-25 with it): a process each, not one per connection.
-        assert len(pids.read_text().split()) == 3, pids.read_text()
+        # Four client identities: each revision declaring elicitation (the cases)
+        # and declaring none (reaching the target first): a process each, not one
+        # per connection.
+        assert len(pids.read_text().split()) == 4, pids.read_text()
 
 
 def test_the_mcp_sdk_peer_gets_the_same_verdicts_over_stdio(tmp_path: Path) -> None:
