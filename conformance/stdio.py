@@ -89,10 +89,6 @@ class ServerProcess:
         #: False once the session may be in an unknown state: no new connection rides it.
         self.usable = True
 
-    @property
-    def pid(self) -> int:
-        return self._popen.pid
-
     @contextlib.asynccontextmanager
     async def connection(
         self,
