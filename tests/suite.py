@@ -1,14 +1,18 @@
 """Running the conformance suite in a child process, as a user runs it, and
 reading the report it writes. Children keep the reference's module patches
-(mutants) and servers away from the test process.
+(mutants) and servers away from the test process. `WarmRunner` does the same
+for tests that run many suites, from a forked interpreter with the heavy
+imports already done (`tests/warm.py`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,15 +55,23 @@ def start(
 ) -> subprocess.Popen[str]:
     """Start the suite (`cases`, in that order) with `options`, reporting into `directory`."""
     directory.mkdir(parents=True)
-    command = [
-        sys.executable, "-m", "pytest", *cases, "-q", "-p", "no:cacheprovider",
-        f"--conformance-report={directory / 'report'}", f"--junitxml={directory / 'junit.xml'}",
-        *options,
-    ]
     return subprocess.Popen(
-        command, cwd=ROOT, env=child_environment(env),
+        [sys.executable, "-m", "pytest", *_arguments(directory, options, cases)], cwd=ROOT, env=child_environment(env),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
+
+
+def _arguments(directory: Path, options: tuple[str, ...], cases: tuple[str, ...]) -> list[str]:
+    return [
+        *cases, "-q", "-p", "no:cacheprovider",
+        f"--conformance-report={directory / 'report'}", f"--junitxml={directory / 'junit.xml'}", *options,
+    ]
+
+
+def _read(directory: Path, returncode: int, output: str) -> SuiteRun:
+    index_path = directory / "report" / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {"cases": []}
+    return SuiteRun(returncode, output, index, directory)
 
 
 def finish(process: subprocess.Popen[str], directory: Path) -> SuiteRun:
@@ -69,9 +81,7 @@ def finish(process: subprocess.Popen[str], directory: Path) -> SuiteRun:
         process.kill()
         output, _ = process.communicate()
         pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output[-3000:]}")
-    index_path = directory / "report" / "index.json"
-    index = json.loads(index_path.read_text()) if index_path.exists() else {"cases": []}
-    return SuiteRun(process.returncode, output, index, directory)
+    return _read(directory, process.returncode, output)
 
 
 def run(
@@ -79,3 +89,41 @@ def run(
 ) -> SuiteRun:
     """Run the suite to the end; see `start` for the options every run gets."""
     return finish(start(directory, *options, env=env, cases=cases), directory)
+
+
+class WarmRunner:
+    """Suite runs, one at a time, each in a child forked from one warm interpreter.
+
+    The same run as `run()` (same arguments, environment and folder), less the
+    second of imports every fresh interpreter pays.
+    """
+
+    def __init__(self) -> None:
+        self._warm = subprocess.Popen(
+            [sys.executable, "-m", "tests.warm"], cwd=ROOT, env=child_environment(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+
+    def run(self, directory: Path, *options: str, env: dict[str, str] | None = None) -> SuiteRun:
+        assert self._warm.stdin is not None and self._warm.stdout is not None
+        directory.mkdir(parents=True)
+        output = directory / "output.txt"
+        request = {"argv": _arguments(directory, options, ("conformance/cases",)),
+                   "env": child_environment(env), "output": str(output)}
+        self._warm.stdin.write(json.dumps(request) + "\n")
+        self._warm.stdin.flush()
+        child = json.loads(self._warm.stdout.readline())["pid"]
+        timer = threading.Timer(RUN_TIMEOUT, os.kill, (child, signal.SIGKILL))
+        timer.start()
+        try:
+            returncode = json.loads(self._warm.stdout.readline())["returncode"]
+        finally:
+            timer.cancel()
+        if returncode == -signal.SIGKILL:
+            pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output.read_text()[-3000:]}")
+        return _read(directory, returncode, output.read_text())
+
+    def close(self) -> None:
+        assert self._warm.stdin is not None
+        self._warm.stdin.close()
+        self._warm.wait(timeout=30)

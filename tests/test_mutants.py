@@ -2,7 +2,8 @@
 exactly the cases it is meant to fail, and every MUST row kills some mutant.
 
 (That the reference fails no case is `tests/test_transports.py`.) Each mutant
-runs the whole suite in a child process, two at a time. A mutant that claims
+runs the whole suite in a child process, two at a time, forked from warm
+interpreters (`tests.suite.WarmRunner`). A mutant that claims
 no SEC row runs the generated attacks on their `quick` profile: it is checked
 not to fail them, on fewer examples; one that claims SEC rows gets the full
 `ci` profile it must fail.
@@ -10,6 +11,7 @@ not to fail them, on fewer examples; one that claims SEC rows gets the full
 
 from __future__ import annotations
 
+import queue
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,9 +20,11 @@ import pytest
 
 from elicit_conformance.requirements import Table
 from elicit_conformance.fixtures.mutants import Mutant, catalogue
-from tests.suite import SuiteRun, run
+from tests.suite import SuiteRun, WarmRunner
 
 MUTANTS = catalogue()
+#: Suites run at once: one per core of the 2-core machines CI runs on.
+WORKERS = 2
 _ENTRY = re.compile(r"^(?P<id>\*|[\w/-]+)(?:\[(?P<revision>[\d-]+)\])?$")
 
 
@@ -35,12 +39,24 @@ def covers(entry: str, case: dict) -> bool:
 def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
     tmp = tmp_path_factory.mktemp("mutants")
 
+    runners: queue.Queue[WarmRunner] = queue.Queue()
+    for _ in range(WORKERS):
+        runners.put(WarmRunner())
+
     def judge(mutant: Mutant) -> tuple[str, SuiteRun]:
         options = [f"--server={mutant.server}", *(["--conformance-strict"] if mutant.strict else [])]
-        return mutant.name, run(tmp / mutant.name, *options, env={"ELICIT_FUZZ": _fuzz(mutant)})
+        runner = runners.get()
+        try:
+            return mutant.name, runner.run(tmp / mutant.name, *options, env={"ELICIT_FUZZ": _fuzz(mutant)})
+        finally:
+            runners.put(runner)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield dict(pool.map(judge, MUTANTS))
+    try:
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            yield dict(pool.map(judge, MUTANTS))
+    finally:
+        while not runners.empty():
+            runners.get().close()
 
 
 def _fuzz(mutant: Mutant) -> str:

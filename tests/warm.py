@@ -1,0 +1,69 @@
+"""A warm interpreter that forks one child per suite run (`tests.suite.WarmRunner`).
+
+Every suite run against a fastmcp target imports fastmcp and mcp: over a
+second, a third of a mutant's quick run. Imported here once, each forked child
+starts from them. None of the suite's own modules is imported before the fork,
+so the child imports and assertion-rewrites them as a fresh process does (the
+reference and the mutant's patches included). Of the pytest plugins only
+anyio's comes early (fastmcp imports anyio): pytest says so with one
+PytestAssertRewriteWarning, and its plugin module, which holds no verdict, is
+not rewritten.
+
+Protocol, one JSON object a line: in, `{"argv", "env", "output"}`; out,
+`{"pid"}` when the child starts, then `{"returncode"}` when it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+import fastmcp.client.transports.base  # noqa: F401 - imported once, before any fork
+import mcp.server.mcpserver  # noqa: F401
+
+
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _child(request)
+        _answer(pid=pid)
+        _, status = os.waitpid(pid, 0)
+        _answer(returncode=os.waitstatus_to_exitcode(status))
+
+
+def _answer(**fields: Any) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def _child(request: dict[str, Any]) -> None:
+    """Become `python -m pytest ARGV` with ENV, writing to OUTPUT; never return."""
+    code = 3
+    try:
+        output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        # What the interpreter would have read from the environment at start.
+        sys.path[1:1] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+        import pytest
+
+        code = int(pytest.main(request["argv"]))
+    except BaseException:  # noqa: BLE001 - the child must end here, whatever happened
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+if __name__ == "__main__":
+    main()
