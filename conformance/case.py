@@ -20,7 +20,7 @@ from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import NotTestable, TimedOut
-from elicit_conformance.wire import MODERN, Peer, Transcript, connect, declared_modes, missing_tool
+from elicit_conformance.wire import MODERN, Peer, Transcript, declared_modes, missing_tool
 
 P = ParamSpec("P")
 
@@ -63,9 +63,8 @@ class Case:
         modes = declared_modes(elicitation)
         self._client = (era, modes)
         try:
-            async with connect(
-                self.target.transport(era, modes), era, self.transcript,
-                elicitation=modes, tools=tools, timeout=self.timeout,
+            async with self.target.connect(
+                era, self.transcript, elicitation=modes, tools=tools, timeout=self.timeout,
             ) as peer:
                 yield peer
         except BaseExceptionGroup as group:

@@ -14,7 +14,7 @@ from typing import Any
 from elicit_conformance.revisions import ERAS
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import TimedOut
-from elicit_conformance.wire import RpcError, Transcript, connect
+from elicit_conformance.wire import RpcError, Transcript
 
 
 class Unreachable(Exception):
@@ -40,7 +40,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
     refused: dict[str, str] = {}
     for era in ERAS:
         try:
-            async with connect(target.transport(era, ()), era, Transcript(), elicitation=False, timeout=timeout) as peer:
+            async with target.connect(era, Transcript(), elicitation=False, timeout=timeout) as peer:
                 found = await _tool_names(peer)
                 names = found if names is None else names
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message

@@ -16,12 +16,14 @@ import os
 import shlex
 import ssl
 from dataclasses import dataclass, field
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 
 from fastmcp.client.transports.base import ClientTransport
 
 from elicit_conformance.stdio import StdioServers
 from elicit_conformance.verdict import NotTestable
+from elicit_conformance.wire import Peer, Transcript, connect, declared_modes
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
@@ -61,16 +63,29 @@ class Target:
         adapter = getattr(self.module, "registration", None)
         return adapter() if callable(adapter) else None
 
-    def transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
-        """The transport of one connection by a client at `era` declaring `modes`.
+    def connect(
+        self,
+        era: str,
+        transcript: Transcript,
+        *,
+        elicitation: bool | tuple[str, ...] = True,
+        tools: frozenset[str] | None = None,
+        timeout: float | None = None,
+    ) -> AbstractAsyncContextManager[Peer]:
+        """A recorded connection to the target at `era` (see `wire.connect`).
 
         In-process and over HTTP every connection is its own; over stdio it
-        rides the process kept for that client identity.
+        rides the process kept for that client (revision and declared modes).
 
         Raises:
             NotTestable: The target refused `era` when first reached: its
                 cases say so instead of failing one by one.
         """
+        modes = declared_modes(elicitation)
+        return connect(self._transport(era, modes), era, transcript,
+                       elicitation=modes, tools=tools, timeout=timeout)
+
+    def _transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
         if era in self.refused:
             raise NotTestable(f"the target does not serve {era}: it refused it when first reached ({self.refused[era]})")
         if self.kind == "module":
@@ -80,7 +95,9 @@ class Target:
         if self.kind == "url":
             from fastmcp.client.transports.http import StreamableHttpTransport
 
-            return StreamableHttpTransport(self.spec, httpx_client_factory=_http_client)
+            # Each connection's client on the run's one TLS context: building
+            # one loads the CA bundle anew, tens of ms, more than a local request.
+            return StreamableHttpTransport(self.spec, verify=_tls_context())
         assert self.servers is not None
         return self.servers.transport(era, modes)
 
@@ -95,30 +112,6 @@ def _tls_context() -> ssl.SSLContext:
     import httpx2
 
     return httpx2.create_ssl_context()
-
-
-def _http_client(
-    headers: dict[str, str] | None = None,
-    timeout: Any = None,
-    auth: Any = None,
-    **options: Any,
-) -> Any:
-    """The HTTP client of one connection, on the run's one TLS context.
-
-    An `httpx2.AsyncClient` built without one loads the CA bundle anew, tens of
-    milliseconds: more than a request to a local server takes. The client
-    itself stays per connection (its pool belongs to the case's event loop).
-    """
-    import httpx2
-    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
-
-    return httpx2.AsyncClient(
-        headers=headers,
-        timeout=timeout or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-        auth=auth,
-        verify=_tls_context(),
-        **options,
-    )
 
 
 def load_target(spec: str, source: str) -> Target:

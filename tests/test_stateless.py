@@ -26,7 +26,7 @@ from elicit_conformance.catalog import load
 from elicit_conformance.driver import OnRound, Run, Script, drive
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.target import load_target
-from elicit_conformance.wire import MODERN, Peer, Transcript, connect
+from elicit_conformance.wire import MODERN, Peer, Transcript
 from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.reference.records import SEAL_VAR
 from tests.suite import run
@@ -74,8 +74,8 @@ class Alternating:
 async def _alternate(urls: list[str], case_id: str, run_id: str) -> Run:
     scenario = SCENARIOS[case_id].for_run(run_id)
     script = Script(scenario.tool, scenario.arguments, scenario.answers)
-    async with connect(load_target(urls[0], "test").transport(MODERN, ("form", "url")), MODERN, Transcript()) as first, \
-            connect(load_target(urls[1], "test").transport(MODERN, ("form", "url")), MODERN, Transcript()) as second:
+    async with load_target(urls[0], "test").connect(MODERN, Transcript()) as first, \
+            load_target(urls[1], "test").connect(MODERN, Transcript()) as second:
         return await drive(Alternating([first, second]), scenario.tool, scenario.arguments, script)
 
 
@@ -109,7 +109,7 @@ def test_sec_4_the_whole_suite_through_a_balancer(shared_key: list[str], tmp_pat
 
 async def _book(url: str, number: int, ref: str, wait: OnRound) -> tuple[int, Run, dict[str, Any]]:
     answers = {"destination": {"accept": f"City-{number}"}, "airport": {"accept": f"A{number:02d}"}}
-    async with connect(load_target(url, "test").transport(MODERN, ("form", "url")), MODERN, Transcript()) as peer:
+    async with load_target(url, "test").connect(MODERN, Transcript()) as peer:
         script = Script("book_reworded", {}, answers)
         result = await drive(peer, "book_reworded", {"ref": ref}, script, on_round=wait)
         runs = await peer.call_tool("body_runs", {"ref": ref})

@@ -18,8 +18,9 @@ properties, checked on every example:
 Profiles (environment `ELICIT_FUZZ`): `ci` (default) is derandomized, the same
 examples on every run, at least 1,000 rounds; `deep` is random, ten times
 longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
-`quick` is `ci`'s first tenth, for the suite's own CI where a server that is
-not meant to fail this case runs the whole suite (tests/test_mutants.py).
+`quick` is derandomized too, a tenth of `ci`'s examples, for the suite's own
+CI where a server not meant to fail this case runs the whole suite
+(tests/test_mutants.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from elicit_conformance.case import Case, body_run_count
 from elicit_conformance.checks import names
 from elicit_conformance.driver import Run, Script, drive
 from elicit_conformance.verdict import NotTestable, should
-from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, connect, declared_modes
+from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
@@ -194,7 +195,7 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
         # One connection for every example, declaring elicitation, as a client
         # answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
-            connect(case.target.transport(era, declared_modes(True)), era, Transcript(), tools=tools, timeout=case.timeout)
+            case.target.connect(era, Transcript(), tools=tools, timeout=case.timeout)
         ) as peer:
             foreign = portal.call(_foreign_states, peer, f"{case.run_id}-fuzz")
 
