@@ -371,7 +371,7 @@ def book_seats_count(seats: Annotated[int, Field(gt=0), Elicit("How many seats?"
 def book_luggage(
     ref: Annotated[str, Field(description="The booking reference")],
     bags: Annotated[int, Field(ge=0, le=5), Elicit("How many checked bags?", title="Checked bags", description="Up to five")],
-    weight: Annotated[float, Field(gt=0), Elicit("How heavy is your heaviest bag, in kg?", title="Heaviest bag")],
+    weight: Annotated[float, Field(gt=0, le=32), Elicit("How heavy is your heaviest bag, in kg?", title="Heaviest bag")],
 ) -> str:
     """Field constraints and a declared title on every scalar answer type (TYP-6)."""
     return f"{bags} bags, heaviest {weight:g} kg"
