@@ -1,0 +1,76 @@
+"""The suite against a server nobody here wrote in Python: the catalog on the
+official MCP TypeScript SDK (fixtures/peers/typescript), built from its lockfile,
+over streamable HTTP and stdio, on both revisions. Its verdicts are the table in
+docs/typescript-sdk.md, and every case that does not pass is explained there.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.suite import SuiteRun
+from tests.typescript import DOC, REVISIONS, TRANSPORTS, build, committed_table, run_both, verdict_table, wire_cases
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SuiteRun]:
+    scratch = tmp_path_factory.mktemp("typescript")
+    try:
+        dist = build(scratch / "peer")
+    except RuntimeError as error:  # no node, or npm could not install: say which, never skip
+        pytest.fail(str(error))
+    return run_both(dist, scratch / "runs")
+
+
+def test_the_suite_runs_against_it_on_both_transports_and_revisions_without_interop_errors(
+    runs: dict[str, SuiteRun],
+) -> None:
+    for transport, result in runs.items():
+        assert result.index["cases"], f"{transport}: no report\n{result.output[-3000:]}"
+        assert not result.index["problems"], f"{transport}: {result.index['problems']}"
+        assert set(result.index["revisions"]) == set(REVISIONS), result.index["revisions"]
+        statuses = {case["status"] for case in result.index["cases"]}
+        assert "timed out" not in statuses, f"{transport}: a case hung\n{result.output[-3000:]}"
+        refused = [c for c in result.index["cases"] if "does not serve" in c["message"]]
+        assert not refused, f"{transport}: a revision was refused: {refused[0]['message']}"
+    # Every wire case ran on the same revisions over both transports (registration is not on the wire).
+    for row, cells in wire_cases(runs).items():
+        served = {t: {c.split(" ", 1)[1] for c in cells if c.startswith(f"{t} ")} for t in TRANSPORTS}
+        assert served["HTTP"] == served["stdio"] and served["HTTP"], (row, cells)
+
+
+def test_registration_cases_are_skipped_as_not_on_the_wire(runs: dict[str, SuiteRun]) -> None:
+    for result in runs.values():
+        off_wire = [c for c in result.index["cases"] if c["revision"] not in REVISIONS]
+        assert off_wire and all(c["status"] == "skipped" for c in off_wire), off_wire
+
+
+def test_the_committed_verdict_table_is_current(runs: dict[str, SuiteRun]) -> None:
+    assert committed_table(DOC.read_text()) == verdict_table(runs), (
+        "docs/typescript-sdk.md is stale: run `python -m tests.typescript` and review the diff"
+    )
+
+
+def test_every_case_that_does_not_pass_is_explained(runs: dict[str, SuiteRun]) -> None:
+    why = DOC.read_text().split("## Why each case", 1)[1]
+    unexplained = {
+        case for (case, _), cells in wire_cases(runs).items()
+        if set(cells.values()) != {"pass"} and f"\n| {case} |" not in why
+    }
+    assert not unexplained, f"non-passing cases with no explanation in docs/typescript-sdk.md: {sorted(unexplained)}"
+
+
+def test_the_tools_the_peer_leaves_out_are_the_ones_the_doc_explains(runs: dict[str, SuiteRun]) -> None:
+    """Read from the wire: the tools the suite found missing, on either transport."""
+    missing = {
+        name for result in runs.values() for case in result.index["cases"]
+        for name in re.findall(r"the target has no tool '(\w+)'", case["message"])
+    }
+    assert missing == {
+        "book_seat_outside", "book_seat_alias", "book_seat_partial", "book_bags", "book_bad_resolver", "book_and_guard",
+    }, missing
+    why = DOC.read_text().split("## Why each case", 1)[1]
+    for tool in missing:
+        assert f"`{tool}`" in why, f"docs/typescript-sdk.md does not say why the peer has no {tool}"
