@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.suite import ROOT, child_environment
+from tests.typescript import build, http_server
 
 #: The oldest pytest the package declares, installed beside the wheel.
 PYTEST_FLOOR = "pytest>=8.2,<9"
@@ -173,6 +174,33 @@ def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Pa
     again = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
                         "--conformance-baseline=baseline.txt", "-W", "error")
     assert again.returncode == 0, again.stdout[-4000:]
+
+
+def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, tmp_path: Path) -> None:
+    """The README's "Running the suite against another server": the TypeScript peer,
+    built with npm ci, checked from the installed wheel in its own folder over stdio
+    (writing a baseline) and over HTTP (with that baseline, which must fit exactly)."""
+    try:
+        dist = build(tmp_path / "server")
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    server = tmp_path / "server"
+    stdio = venv.pytest(
+        server, "--pyargs", "elicit_conformance.cases", "--server-command=node dist/stdio.js",
+        "--conformance-report=report-stdio", "--conformance-write-baseline=elicit-baseline.txt",
+    )
+    assert stdio.returncode == 1, stdio.stdout[-4000:]  # DIG-1 fails: see docs/typescript-sdk.md
+    assert "elicit-conformance target: node dist/stdio.js (from --server-command)" in stdio.stdout, stdio.stdout[:2000]
+    statuses = _statuses(server / "report-stdio" / "summary.md")
+    assert statuses["test_scenario[ORD-4-2025-11-25]"] == statuses["test_scenario[ORD-4-2026-07-28]"] == "pass"
+    baseline = (server / "elicit-baseline.txt").read_text()
+    assert "test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped[2026-07-28]:" in baseline, baseline
+    with http_server(dist) as (url, _):
+        http = venv.pytest(
+            server, "--pyargs", "elicit_conformance.cases", f"--server={url}",
+            "--conformance-baseline=elicit-baseline.txt",
+        )
+    assert http.returncode == 0, http.stdout[-4000:]  # same verdicts: no entry stale, nothing new
 
 
 def test_an_unrelated_project_is_untouched(venv: Venv, tmp_path: Path) -> None:
