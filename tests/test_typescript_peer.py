@@ -7,6 +7,7 @@ docs/typescript-sdk.md, and every case that does not pass is explained there.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -15,13 +16,19 @@ from tests.typescript import DOC, REVISIONS, TRANSPORTS, build, committed_table,
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SuiteRun]:
-    scratch = tmp_path_factory.mktemp("typescript")
+def peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built peer's folder (`dist/`, and `http.log` once it has served)."""
+    directory = tmp_path_factory.mktemp("typescript") / "peer"
     try:
-        dist = build(scratch / "peer")
+        build(directory)
     except RuntimeError as error:  # no node, or npm could not install: say which, never skip
         pytest.fail(str(error))
-    return run_both(dist, scratch / "runs")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def runs(peer: Path) -> dict[str, SuiteRun]:
+    return run_both(peer / "dist", peer.parent / "runs")
 
 
 def test_the_suite_runs_against_it_on_both_transports_and_revisions_without_interop_errors(
@@ -35,7 +42,17 @@ def test_the_suite_runs_against_it_on_both_transports_and_revisions_without_inte
         assert "timed out" not in statuses, f"{transport}: a case hung\n{result.output[-3000:]}"
         refused = [c for c in result.index["cases"] if "does not serve" in c["message"]]
         assert not refused, f"{transport}: a revision was refused: {refused[0]['message']}"
-    # Every wire case ran on the same revisions over both transports (registration is not on the wire).
+
+
+def test_the_http_server_reported_no_error_while_serving_the_whole_suite(runs: dict[str, SuiteRun], peer: Path) -> None:
+    """The SDK reports what it refuses or fails on through `onerror`, which the peer writes
+    to stderr: hostile input included, the whole suite leaves nothing there."""
+    assert runs["HTTP"].index["cases"]
+    assert (peer / "http.log").read_text() == ""
+
+
+def test_every_wire_case_ran_on_the_same_revisions_over_both_transports(runs: dict[str, SuiteRun]) -> None:
+    # Registration is not on the wire, and is left out here.
     for row, cells in wire_cases(runs).items():
         served = {t: {c.split(" ", 1)[1] for c in cells if c.startswith(f"{t} ")} for t in TRANSPORTS}
         assert served["HTTP"] == served["stdio"] and served["HTTP"], (row, cells)

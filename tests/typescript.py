@@ -53,10 +53,11 @@ def build(directory: Path) -> Path:
 
 @contextmanager
 def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """The peer's HTTP server on a free loopback port: its URL and its process."""
-    process = subprocess.Popen(
-        ["node", str(dist / "http.js"), "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    """The peer's HTTP server on a free loopback port: its URL and its process. What it
+    writes to stderr (the SDK's `onerror` reports) is kept in `dist/../http.log`."""
+    log = dist.parent / "http.log"
+    with log.open("w") as errors:
+        process = subprocess.Popen(["node", str(dist / "http.js"), "0"], stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         assert process.stdout is not None
         timer = threading.Timer(LISTEN_TIMEOUT, process.kill)  # a server that never listens ends the wait
@@ -66,7 +67,7 @@ def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         finally:
             timer.cancel()
         if not url.startswith("http://127.0.0.1:"):
-            raise RuntimeError(f"the TypeScript peer did not start: {url!r} {process.stderr.read() if process.stderr else ''}")
+            raise RuntimeError(f"the TypeScript peer did not start: {url!r} {log.read_text()[-2000:]}")
         yield url, process
     finally:
         process.terminate()
@@ -79,7 +80,7 @@ def run_both(dist: Path, directory: Path) -> dict[str, SuiteRun]:
     with http_server(dist) as (url, process):
         runs["HTTP"] = run(directory / "http", f"--server={url}")
         if process.poll() is not None:
-            raise RuntimeError(f"the HTTP server exited during the run: {process.stderr.read() if process.stderr else ''}")
+            raise RuntimeError(f"the HTTP server exited during the run: {(dist.parent / 'http.log').read_text()[-2000:]}")
     runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}")
     return runs
 
