@@ -15,8 +15,8 @@ import importlib
 import os
 import shlex
 import ssl
-from dataclasses import dataclass, field
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fastmcp.client.transports.base import ClientTransport

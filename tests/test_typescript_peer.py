@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.suite import SuiteRun
-from tests.typescript import DOC, REVISIONS, TRANSPORTS, build, committed_table, run_both, verdict_table, wire_cases
+from tests.typescript import (
+    DOC, REVISIONS, TRANSPORTS, build, committed_table, http_log, run_both, verdict_table, wire_cases,
+)
 
 
 @pytest.fixture(scope="module")
 def peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The built peer's folder (`dist/`, and `http.log` once it has served)."""
+    """The built peer's folder (`dist/`, and the HTTP server's log once it has served)."""
     directory = tmp_path_factory.mktemp("typescript") / "peer"
     try:
         build(directory)
@@ -48,7 +50,7 @@ def test_the_http_server_reported_no_error_while_serving_the_whole_suite(runs: d
     """The SDK reports what it refuses or fails on through `onerror`, which the peer writes
     to stderr: hostile input included, the whole suite leaves nothing there."""
     assert runs["HTTP"].index["cases"]
-    assert (peer / "http.log").read_text() == ""
+    assert http_log(peer / "dist").read_text() == ""
 
 
 def test_every_wire_case_ran_on_the_same_revisions_over_both_transports(runs: dict[str, SuiteRun]) -> None:

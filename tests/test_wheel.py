@@ -180,11 +180,11 @@ def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, 
     """The README's "Running the suite against another server": the TypeScript peer,
     built with npm ci, checked from the installed wheel in its own folder over stdio
     (writing a baseline) and over HTTP (with that baseline, which must fit exactly)."""
+    server = tmp_path / "server"
     try:
-        dist = build(tmp_path / "server")
+        dist = build(server)
     except RuntimeError as error:
         pytest.fail(str(error))
-    server = tmp_path / "server"
     stdio = venv.pytest(
         server, "--pyargs", "elicit_conformance.cases", "--server-command=node dist/stdio.js",
         "--conformance-report=report-stdio", "--conformance-write-baseline=elicit-baseline.txt",

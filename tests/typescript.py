@@ -51,11 +51,16 @@ def build(directory: Path) -> Path:
     return directory / "dist"
 
 
+def http_log(dist: Path) -> Path:
+    """Where `http_server` keeps what the peer's HTTP server writes to stderr."""
+    return dist.parent / "http.log"
+
+
 @contextmanager
 def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """The peer's HTTP server on a free loopback port: its URL and its process. What it
-    writes to stderr (the SDK's `onerror` reports) is kept in `dist/../http.log`."""
-    log = dist.parent / "http.log"
+    writes to stderr (the SDK's `onerror` reports) is kept in `http_log(dist)`."""
+    log = http_log(dist)
     with log.open("w") as errors:
         process = subprocess.Popen(["node", str(dist / "http.js"), "0"], stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
@@ -80,7 +85,7 @@ def run_both(dist: Path, directory: Path) -> dict[str, SuiteRun]:
     with http_server(dist) as (url, process):
         runs["HTTP"] = run(directory / "http", f"--server={url}")
         if process.poll() is not None:
-            raise RuntimeError(f"the HTTP server exited during the run: {(dist.parent / 'http.log').read_text()[-2000:]}")
+            raise RuntimeError(f"the HTTP server exited during the run: {http_log(dist).read_text()[-2000:]}")
     runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}")
     return runs
 
