@@ -1,44 +1,83 @@
-"""The normative checks a scripted scenario's run must pass."""
+"""The normative checks a scripted scenario's run must pass, each on its own row.
+
+A scenario claims its family's row (BAT-3, ORD-1, OPT-3, ...) and, where it
+applies, BAT-4 (order within a round) and ORD-7 (handshake order). Each check
+below is attributed to exactly one of them, so a server that groups rounds
+right but orders them wrong fails BAT-4 alone, and the other way round.
+"""
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import Run
-from elicit_conformance.verdict import should
+from elicit_conformance.driver import Asked, Run
+from elicit_conformance.verdict import brief, check
 from elicit_conformance.wire import MODERN
 
 
 def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
-    """Modern: exactly the expected rounds, each in signature order (BAT-3, BAT-4,
-    ORD-1). Handshake: each question once, none before what it quotes (ORD-7); a call
-    that must fail may stop asking at its first bad answer."""
+    """Modern: exactly the expected rounds (the family's row), each in signature
+    order (BAT-4). Handshake: each expected question (the family's row), each once
+    and none before what it quotes (ORD-7); a call that must fail may stop asking
+    at its first bad answer."""
+    family = scenario.family
     expected = [list(round_) for round_ in scenario.expect.rounds]
     asked = run.asked_params
     if era == MODERN:
-        assert asked == expected, (
-            f"rounds differ: expected {expected}, the server asked {asked} "
-            f"(messages: {[[a.message for a in r] for r in run.rounds]})"
-        )
+        grouped = [sorted(r, key=str) for r in asked] == [sorted(r) for r in expected]
+        check(family, grouped, f"the server asked {rounds_said(run, scenario.tool)}; "
+              f"the catalog's rounds for {scenario.tool} are {expected}")
+        if any(len(r) > 1 for r in expected):
+            check("BAT-4", asked == expected,
+                  f"the server asked the round(s) {asked} in that order; signature order is {expected}")
         return
     flat = [param for round_ in asked for param in round_]
     wanted = [param for round_ in expected for param in round_]
+    said = rounds_said(run, scenario.tool)
     if scenario.expect.result is None and flat:
         # A call bound to fail may stop at the first bad answer: asked one by one,
         # the questions after it need never go out.
-        assert len(set(flat)) == len(flat) and set(flat) <= set(wanted), (
-            f"questions differ: expected some of {wanted}, each at most once, the server asked {flat}"
-        )
+        check(family, set(flat) <= set(wanted),
+              f"the server asked {said}; the catalog's questions are some of {wanted}")
     else:
-        assert sorted(flat, key=str) == sorted(wanted), (
-            f"questions differ: expected each of {wanted} once, the server asked {flat}"
-        )
+        check(family, set(flat) == set(wanted), f"the server asked {said}; the catalog expects each of {wanted}")
+    if not expected:
+        return
+    repeated = sorted({p for p in flat if flat.count(p) > 1}, key=str)
+    check("ORD-7", not repeated, f"the server asked {repeated} more than once ({said})")
     questions = load().tools[scenario.tool].questions
     for index, param in enumerate(flat):
-        for need in questions[param].needs:
+        for need in questions[param].needs if param in questions else ():
             if need in questions:
-                assert need in flat[:index], f"{param!r} was asked before {need!r}, which it quotes"
+                check("ORD-7", need in flat[:index],
+                      f"{param!r} was asked before {need!r}, whose answer its message quotes ({said})")
+
+
+def rounds_said(run: Run, tool: str) -> str:
+    """The rounds as a person reads them: each question by its catalog parameter,
+    and a message no catalog question of `tool` has, quoted with the nearest one."""
+    if not run.rounds:
+        return f"no question (the call ended: {brief(run.text)})"
+    return " then ".join("[" + ", ".join(_said(a, tool) for a in r) + "]" for r in run.rounds)
+
+
+def _said(asked: Asked, tool: str) -> str:
+    if asked.param is not None:
+        return asked.param
+    return f"{brief(asked.message, 120)} ({unknown_message(asked.message, tool)})"
+
+
+def unknown_message(message: str, tool: str) -> str:
+    """Why a message matched no question: the nearest catalog message of `tool`."""
+    questions = load().questions(tool)
+    templates = {q.message: p for p, q in questions.items()}
+    nearest = difflib.get_close_matches(message, list(templates), n=1, cutoff=0)
+    if not nearest:
+        return f"{tool} asks no question in the catalog"
+    return (f"no catalog question of {tool} reads so; the nearest is {templates[nearest[0]]!r}: "
+            f"{nearest[0]!r}")
 
 
 def names(text: str, name: str) -> bool:
@@ -48,15 +87,16 @@ def names(text: str, name: str) -> bool:
 
 
 def check_outcome(run: Run, scenario: Scenario, clear: str) -> None:
-    """MUST: the result text, or a failed call naming `error`'s names.
-    SHOULD (the row `clear`): a failure also names `error_should`'s names."""
-    expect = scenario.expect
+    """The family's row: the result text, or a failed call naming `error`'s names.
+    The SHOULD row `clear`: a failure also names `error_should`'s names."""
+    expect, family = scenario.expect, scenario.family
     if expect.result is not None:
-        assert not run.failed, f"the call failed: {run.text}"
-        assert run.text == expect.result, f"result {run.text!r}, expected {expect.result!r}"
+        check(family, not run.failed, f"the call failed: {brief(run.text)}")
+        check(family, run.text == expect.result,
+              f"the call returned {brief(run.text)}; the catalog's result is {expect.result!r}")
         return
-    assert run.failed, f"the call should have failed, but returned {run.text!r}"
+    check(family, run.failed, f"the call completed with {brief(run.text)}; it must fail")
     for name in expect.error:
-        assert names(run.text, name), f"the error must name {name!r}: {run.text!r}"
+        check(family, names(run.text, name), f"the error does not name {name!r}: {brief(run.text)}")
     for name in expect.error_should:
-        should(names(run.text, name), clear, f"the error names {name!r}: {run.text!r}")
+        check(clear, names(run.text, name), f"the error does not name {name!r}: {brief(run.text)}")

@@ -10,49 +10,81 @@ table, and which tools each case calls), so it cannot drift from the cases:
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import sys
+import warnings
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import elicit_conformance.cases
 from elicit_conformance.catalog import load
 from elicit_conformance.requirements import Table
 
-RULES = """\
-## The rules every case applies
-
-- **Questions are identified by their message.** A request in `inputRequests`
-  (2026-07-28) or an `elicitation/create` (2025-11-25) is matched to a catalog
-  question by its `message`, rendered from the template with the tool's
-  arguments and the answers given so far. `inputRequests` keys are yours to
-  choose; the suite answers under the key you used.
-- **`requestState` is opaque and optional.** When a round carries one, the
-  client sends it back unchanged with the answers; when it carries none, the
-  client sends none. The suite never reads it.
-- **Answers.** A scalar question (string, integer, number, boolean) is answered
-  as `{"value": ...}`, so its requested schema must be an object with exactly
-  one property, `value`. An object question is answered with its fields.
-  Titles and descriptions in a schema are free; the parts the suite checks are
-  named under each tool.
-- **Errors.** Where a case expects a call to fail, either a JSON-RPC error or a
-  tool result with `"isError": true` is accepted. "The error names X" means X
-  appears as a word of its own (not inside another name such as the tool's) in
-  the error's message or data, or in the result's text.
-- **`body_runs` counts across connections.** Every case opens its own
-  connection, and a later one, made by the same kind of client (revision and
-  declared elicitation modes), asks `body_runs` how often an earlier call's
-  body ran. Count per `ref` for the whole life of the server process; memory
-  is enough (over stdio the suite keeps one process per kind of client for
-  the run and sends the question to the one that served the call). Only a
-  deployment of several processes behind one address must share the count.
-- **Time.** Each request must be answered within the run's timeout
-  (`--conformance-timeout`, 30 s by default); a case that waits longer ends as
-  "timed out".
-- **A missing tool** fails the cases that need it as "not testable", never as
-  a pass. Tools marked *Python spelling* exist to check how Python declares a
-  question (REG-9); a server in another language leaves them out, and no other
-  case depends on them.
-"""
+#: The rules every case applies: (title, text). The Markdown page and the JSON
+#: form both say them; a case that compares anything not under a tool below
+#: rests on one of these.
+RULES: tuple[tuple[str, str], ...] = (
+    ("Questions are identified by their message.",
+     "A request in `inputRequests` (2026-07-28) or an `elicitation/create` (2025-11-25) is "
+     "matched to a catalog question by its `message`, rendered from the template with the "
+     "tool's arguments and the answers given so far. `inputRequests` keys are yours to choose; "
+     "the suite answers under the key you used. A message no catalog question has is reported "
+     "with the nearest catalog message."),
+    ("Asking on 2026-07-28.",
+     "A call that needs answers returns a result with `\"resultType\": \"input_required\"` and "
+     "`inputRequests` (key to an `elicitation/create` request), and does not run the tool's body. "
+     "The client calls again with the same arguments, `inputResponses` (key to an `ElicitResult`) "
+     "and the round's `requestState`. Any other result (with `content`) ends the call."),
+    ("`requestState` is opaque and optional.",
+     "When a round carries one, the client sends it back unchanged with the answers; when it "
+     "carries none, the client sends none. The suite never reads it."),
+    ("Asking on 2025-11-25.",
+     "Each question goes out as an `elicitation/create` request while the `tools/call` is open; "
+     "the call's one result ends it."),
+    ("Client capabilities.",
+     "On 2025-11-25 a client declares elicitation once, in `initialize`'s `capabilities.elicitation`; "
+     "on 2026-07-28 it declares it on every request, in "
+     "`params._meta[\"io.modelcontextprotocol/clientCapabilities\"].elicitation`. `{\"form\": {}, "
+     "\"url\": {}}` is what the suite's client declares; a client that declares no `elicitation`, "
+     "or only `{\"url\": {}}`, must never be sent a form question (ERA-5, ERA-7)."),
+    ("Answers.",
+     "A scalar question (string, integer, number, boolean) is answered as `{\"value\": ...}`, so its "
+     "requested schema must be an object with exactly one property, `value`. An object question is "
+     "answered with its fields. Titles and descriptions in a schema are free; the parts the suite "
+     "checks are named under each tool and case."),
+    ("An answer belongs to the wording it answered (digests).",
+     "If a question's rendered message changes after it was asked, whether its reply is in flight "
+     "or was already carried forward into a later round, the old answer is dropped and the question "
+     "is asked again in its new wording (DIG-1); with the wording unchanged, an answer carried "
+     "forward stays credited (DIG-2). An answer under a key that was not asked is never credited (DIG-4)."),
+    ("Errors and refusals.",
+     "Where a case expects a call to fail, either a JSON-RPC error or a tool result with "
+     "`\"isError\": true` is accepted; where it expects bad input to be refused, failing the call or "
+     "asking the question again are both refusals, and the body must not have run. \"The error names "
+     "X\" means X appears as a word of its own (not inside another name such as the tool's) in the "
+     "error's message or data, or in the result's text. At registration (REG rows), a refusal is an "
+     "exception with a message that is not an internal error (see conformance/registration.py)."),
+    ("`body_runs` counts across connections.",
+     "Every case opens its own connection, and a later one, made by the same kind of client "
+     "(revision and declared elicitation modes), asks `body_runs` how often an earlier call's body "
+     "ran. Count per `ref` for the whole life of the server process; memory is enough (over stdio "
+     "the suite keeps one process per kind of client for the run and sends the question to the one "
+     "that served the call). Only a deployment of several processes behind one address must share "
+     "the count."),
+    ("Time.",
+     "Each request must be answered within the run's timeout (`--conformance-timeout`, 30 s by "
+     "default); a case that waits longer ends as \"timed out\". A stdio server's start is not a "
+     "request: its first answer may take up to `--conformance-startup` (120 s by default)."),
+    ("A missing tool",
+     "fails the cases that need it as \"not testable\", never as a pass; the section \"What each "
+     "case needs\" lists them. A tool you leave out on purpose goes in a file given to "
+     "`--conformance-not-implemented` (`TOOL: reason` per line): its cases then read \"not "
+     "implemented\" and do not fail the run. Tools marked *Python spelling* exist to check how "
+     "Python declares a question (REG-9); a server in another language leaves them out, and no "
+     "other case depends on them."),
+)
 
 SCHEMA_NOTE = (
     "The schema shown is the one the reference requests (titles left out); what "
@@ -60,39 +92,123 @@ SCHEMA_NOTE = (
 )
 
 
-def tools_used() -> dict[str, set[str]]:
-    """tool -> the requirement rows of the cases that call it, read from their source.
+@dataclass(frozen=True)
+class CaseNeeds:
+    """One case function: its script (the docstring), the rows it checks, the tools it calls."""
+
+    name: str
+    script: str
+    rows: tuple[str, ...]
+    tools: tuple[str, ...]
+    revisions: tuple[str, ...]
+
+
+def cases() -> list[CaseNeeds]:
+    """Every case function, read from the source of the case modules.
 
     A case uses a tool it names in a string, directly, through a module-level
     constant, or through a catalog scenario it runs.
     """
     catalog = load()
     tools, scenarios = set(catalog.tools), catalog.scenarios
-    used: dict[str, set[str]] = {tool: set() for tool in tools}
+    found = []
     for path in sorted(Path(elicit_conformance.cases.__file__).parent.glob("test_*.py")):
         module = ast.parse(path.read_text())
-        constants = {
-            target.id: _strings(node.value)
-            for node in module.body if isinstance(node, ast.Assign)
-            for target in node.targets if isinstance(target, ast.Name)
-        }
+        # Module constants as the module computes them (some come from the catalog).
+        with warnings.catch_warnings():  # outside a conformance run its marks are not registered
+            warnings.simplefilter("ignore")
+            loaded = importlib.import_module(f"elicit_conformance.cases.{path.stem}")
+        constants = {name: _values(value) for name, value in vars(loaded).items() if name.isupper()}
+        helpers = {node.name: node for node in module.body
+                   if isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef) and not node.name.startswith("test_")}
         for node in module.body:
             if not isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef) or not node.name.startswith("test_"):
                 continue
-            rows = [s for d in node.decorator_list if _is_checks(d) for s in _strings(d)]
+            node = _with_helpers(node, helpers)
+            rows = [s for d in node.decorator_list if _is_marker(d, "checks") for s in _ordered_strings(d)]
+            revisions = tuple(s for d in node.decorator_list if _is_marker(d, "revisions") for s in _revision_names(d))
             names = _strings(node) | {s for n in ast.walk(node) if isinstance(n, ast.Name) for s in constants.get(n.id, ())}
             if node.name == "test_scenario":  # parametrized over every scenario
-                pairs = [(s.tool, s.family) for s in scenarios.values()]
+                called = {s.tool for s in scenarios.values()}
             else:
-                called = {n for n in names if n in tools} | {scenarios[n].tool for n in names if n in scenarios}
-                pairs = [(tool, row) for tool in called for row in rows]
-            for tool, row in pairs:
-                used[tool].add(row)
+                called = {n for n in names if n in tools} | {scenarios[n].tool for n in _scenarios_run(node) if n in scenarios}
+            if _counts_runs(node):
+                called.add("body_runs")
+            found.append(CaseNeeds(node.name, node.docstring or "", tuple(rows),
+                                   tuple(t for t in catalog.tools if t in called), revisions))
+    return found
+
+
+def _with_helpers(node: ast.AST, helpers: dict[str, ast.AST]) -> ast.Module:
+    """The case and every module-level helper it calls, directly or not, as one tree."""
+    body, seen, todo = [node], set(), [node]
+    while todo:
+        for call in ast.walk(todo.pop()):
+            name = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
+            if name in helpers and name not in seen:
+                seen.add(name)
+                body.append(helpers[name])
+                todo.append(helpers[name])
+    tree = ast.Module(body=body, type_ignores=[])
+    tree.name, tree.decorator_list = node.name, node.decorator_list  # type: ignore[attr-defined]
+    tree.docstring = ast.get_docstring(node)  # type: ignore[attr-defined]
+    return tree
+
+
+def _values(value: Any) -> set[str]:
+    """Every string in a constant's value (keys, items, nested)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {s for k, v in value.items() for s in _values(k) | _values(v)}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return {s for v in value for s in _values(v)}
+    return set()
+
+
+def _scenarios_run(node: ast.AST) -> set[str]:
+    """The catalog scenarios a case runs: `case.run("ID", ...)` or `case.scenario("ID")`."""
+    return {
+        call.args[0].value for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("run", "scenario")
+        and call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+    }
+
+
+def _counts_runs(node: ast.AST) -> bool:
+    """The case asks `body_runs` (through the case's helper or by name)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "body_runs" for n in ast.walk(node)) or \
+        "body_runs" in _strings(node)
+
+
+def tools_used() -> dict[str, set[str]]:
+    """tool -> the requirement rows of the cases that call it."""
+    catalog = load()
+    used: dict[str, set[str]] = {tool: set() for tool in catalog.tools}
+    for case in cases():
+        if case.name == "test_scenario":
+            for scenario in catalog.scenarios.values():
+                used[scenario.tool].add(scenario.family)
+            continue
+        for tool in case.tools:
+            used[tool].update(case.rows)
     return used
 
 
-def _is_checks(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "checks"
+def _is_marker(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+
+
+def _ordered_strings(node: ast.AST) -> list[str]:
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _revision_names(node: ast.Call) -> list[str]:
+    """`@pytest.mark.revisions(MODERN)`: the revisions named, through the era constants."""
+    from elicit_conformance.revisions import HANDSHAKE, MODERN
+
+    known = {"MODERN": MODERN, "HANDSHAKE": HANDSHAKE}
+    return [known.get(a.id, a.id) if isinstance(a, ast.Name) else str(getattr(a, "value", a)) for a in node.args]
 
 
 def _strings(node: ast.AST) -> set[str]:
@@ -112,8 +228,12 @@ def render() -> str:
         "every tool below, asking exactly the listed questions, and returning the listed result.",
         "Python targets may also provide a registration adapter for the REG cases",
         "(`elicit_conformance.registration` documents it); over HTTP and stdio those cases are skipped.",
+        "The same contract as data: `docs/contract.json` (`--conformance-contract=FILE.json`).",
         "",
-        RULES,
+        "## The rules every case applies",
+        "",
+        *[f"- **{title}** {text}" for title, text in RULES],
+        "",
         "## Tools",
         "",
         SCHEMA_NOTE,
@@ -123,6 +243,8 @@ def render() -> str:
         out += [f"### `{name}`", ""]
         arguments = ", ".join(f"`{a}`: {t}" for a, t in tool.arguments.items()) or "none"
         out += [f"- Arguments: {arguments}", f"- Returns: `{tool.returns}`"]
+        if tool.description is not None:
+            out.append(f"- Description, listed exactly (SCH-3): `{tool.description}`")
         if tool.profile == "python":
             out.append("- Profile: Python spelling. A server in another language leaves it out; "
                        "only the scenario that uses it is then not testable.")
@@ -171,7 +293,17 @@ def render() -> str:
             f"| `{json.dumps(replies)}` | {[list(r) for r in expect.rounds]} | {outcome} |"
         )
     out += ["", "`{run}` in an argument is a per-run prefix, so records of one run never meet another's.", "",
-            "## Requirements", "",
+            "## What each case needs", "",
+            "Every case, with the rows it checks, the revisions it runs on, the tools it calls (a tool "
+            "you lack makes it not testable) and its script: what the client does and what a conforming "
+            "server answers.", ""]
+    for case in cases():
+        out += [f"### `{case.name}`", "",
+                f"- Checks: {', '.join(case.rows) or 'the rows of each scenario'}",
+                f"- Revisions: {', '.join(case.revisions) or 'both'}",
+                f"- Tools: {', '.join(f'`{t}`' for t in case.tools) or 'none'}",
+                "", case.script, ""]
+    out += ["## Requirements", "",
             "What each ID means, and the MCP specification section it rests on: `docs/behaviour.md`.", "",
             "| ID | Level | What is checked |", "|---|---|---|"]
     for row in table.rows.values():
@@ -185,9 +317,46 @@ def _ordered(rows: set[str], table: Table) -> list[str]:
     return sorted(rows, key=lambda row: (order.get(row, len(order)), row))
 
 
+def data() -> dict[str, Any]:
+    """The contract as data: what `render()` says, for a tool to read."""
+    catalog = load()
+    used = tools_used()
+    return {
+        "rules": [{"title": title, "text": text} for title, text in RULES],
+        "tools": {
+            name: {
+                "arguments": dict(tool.arguments), "returns": tool.returns, "description": tool.description,
+                "profile": tool.profile, "checked_by": sorted(used[name]),
+                "questions": {
+                    param: {"message": q.message, "needs": list(q.needs), "optional": q.optional,
+                            "requested_schema": q.schema()}
+                    for param, q in tool.questions.items()
+                },
+            }
+            for name, tool in catalog.tools.items()
+        },
+        "prompts": {
+            name: {"arguments": dict(p.arguments), "renders": p.returns, "defaults": dict(p.defaults),
+                   "questions": {param: {"message": q.message, "optional": q.optional}
+                                 for param, q in p.questions.items()}}
+            for name, p in catalog.prompts.items()
+        },
+        "scenarios": {
+            sid: {"tool": sc.tool, "arguments": dict(sc.arguments),
+                  "replies": {param: reply.wire() for param, reply in sc.answers.items()},
+                  "rounds": [list(r) for r in sc.expect.rounds], "result": sc.expect.result,
+                  "error_names": list(sc.expect.error), "error_should_name": list(sc.expect.error_should),
+                  "body_runs": sc.expect.body_runs}
+            for sid, sc in catalog.scenarios.items()
+        },
+        "cases": [asdict(case) for case in cases()],
+        "requirements": [asdict(row) for row in Table.load().rows.values()],
+    }
+
+
 def write_contract(destination: str) -> None:
-    """Write the contract to `destination`, or to standard output for "-"."""
-    text = render()
+    """Write the contract to `destination` (JSON for a `.json` file), or to standard output for "-"."""
+    text = json.dumps(data(), indent=2, ensure_ascii=False) + "\n" if destination.endswith(".json") else render()
     if destination == "-":
         sys.stdout.write(text)
     else:

@@ -53,19 +53,23 @@ class Run:
     def text(self) -> str:
         """The text content of a result, or the message of an error of either kind."""
         if self.error is not None:
-            return f"{self.error.get('message', '')} {json.dumps(self.error.get('data'))}"
-        return result_text(self.result or {})
+            return f"{self.error.get('message', '')} {json.dumps(self.error.get('data'), default=repr)}"
+        return result_text(self.result)
 
     @property
     def failed(self) -> bool:
         """A JSON-RPC error or a tool error result: either fails the call."""
-        return self.error is not None or bool((self.result or {}).get("isError"))
+        return self.error is not None or bool(as_object(self.result).get("isError"))
 
 
-def result_text(result: Mapping[str, Any]) -> str:
+def result_text(result: Any) -> str:
     """The text blocks of a tool result, or of a prompt's messages, a line each."""
-    blocks = [*(result.get("content") or []), *(m.get("content") for m in result.get("messages") or [] if isinstance(m, dict))]
-    return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict))
+    result = as_object(result)
+    content, messages = result.get("content"), result.get("messages")
+    blocks = [*(content if isinstance(content, list) else []),
+              *(m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict))]
+    texts = [b.get("text") for b in blocks if isinstance(b, dict)]
+    return "\n".join(t for t in texts if isinstance(t, str))
 
 
 class Script:
@@ -94,12 +98,45 @@ class Script:
         return reply.wire()
 
 
+# What a server sends is read leniently here: a field absent or of the wrong shape
+# reads as empty, so a check can say what the server did instead of the suite crashing.
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+def input_requests(result: Any) -> dict[str, dict[str, Any]]:
+    """A result's `inputRequests`; {} when absent or not an object."""
+    return {str(k): as_object(v) for k, v in as_object(as_object(result).get("inputRequests")).items()}
+
+
+def request_message(request: Any) -> str:
+    """The message of one input request; "" when it has none."""
+    message = as_object(as_object(request).get("params")).get("message", "")
+    return message if isinstance(message, str) else json.dumps(message)
+
+
+def state_of(result: Any) -> dict[str, Any]:
+    """What a retry sends back of a result's `requestState`: exactly what came, or
+    nothing (the field is optional)."""
+    state = as_object(result).get("requestState")
+    return {} if state is None else {"requestState": state}
+
+
+def tool_entries(listed: Any) -> list[dict[str, Any]]:
+    """The tools of a `tools/list` result that have a name."""
+    tools = as_object(listed).get("tools")
+    return [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)] if isinstance(tools, list) else []
+
+
 def read_requests(result: Mapping[str, Any], script: Script) -> list[Asked]:
     asked = []
-    for key, request in (result.get("inputRequests") or {}).items():
-        params = request.get("params") or {}
-        message = params.get("message", "")
-        asked.append(Asked(key, script.identify(message), message, params.get("requestedSchema") or {}))
+    for key, request in input_requests(result).items():
+        message = request_message(request)
+        schema = as_object(as_object(request.get("params")).get("requestedSchema"))
+        asked.append(Asked(key, script.identify(message), message, schema))
     return asked
 
 
@@ -147,16 +184,14 @@ async def drive(
         except RpcError as error:
             run.error = error.error
             return run
-        if result.get("resultType") != "input_required":
+        if not isinstance(result, dict) or result.get("resultType") != "input_required":
             run.result = result
             return run
         asked = read_requests(result, script)
         run.rounds.append(asked)
-        run.states.append(result.get("requestState", ""))
-        params = {"inputResponses": {a.key: script.reply(a) for a in asked}}
-        # requestState is optional: send back exactly what came, or nothing.
-        if result.get("requestState") is not None:
-            params["requestState"] = result["requestState"]
+        state = state_of(result)
+        run.states.append(str(state.get("requestState", "")))
+        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state}
         if on_round is not None:
             params = await on_round(number, run, params)
     run.gave_up = True

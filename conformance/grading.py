@@ -29,11 +29,13 @@ import anyio
 import pytest
 
 import elicit_conformance.cases
+from elicit_conformance.catalog import load
 from elicit_conformance import baseline as baseline_module
 from elicit_conformance import snapshot as snapshot_module
+from elicit_conformance import unimplemented
 from elicit_conformance.case import Case
 from elicit_conformance.normalize import normalize
-from elicit_conformance.plugin import ALL, DEFAULT_TIMEOUT
+from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reach import Unreachable, list_tools
 from elicit_conformance.report import Outcome, Report, Status
 from elicit_conformance.requirements import Table, TableError
@@ -45,11 +47,18 @@ from elicit_conformance.target import (
     command_target,
     load_target,
 )
-from elicit_conformance.verdict import NotTestable, ShouldNotMet, TimedOut
+from elicit_conformance import verdict
+from elicit_conformance.verdict import Broken, CheckFailed, NotTestable, ShouldNotMet, TimedOut
+from elicit_conformance.wire import RpcError
 
 ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"
 CASE = pytest.StashKey[Case]()
+LEDGER = pytest.StashKey[verdict.Ledger]()
+#: A case that needs only tools the target declares not implemented: the cause.
+DECLARED = pytest.StashKey[str]()
+#: How far each stdio log was written when the case started.
+STDERR = pytest.StashKey[dict[Path, int]]()
 #: The attribute carrying a case's verdict on its test report, to the xdist controller.
 VERDICT = "elicit_conformance_verdict"
 #: The key of a worker's run-level problems in its xdist `workeroutput`.
@@ -72,15 +81,22 @@ def activate(config: pytest.Config) -> None:
         table = Table.load(config.rootpath / table_path if table_path else None)
         baseline_path = config.getoption("conformance_baseline")
         entries = baseline_module.read(baseline_path, set(table.rows), ERAS) if baseline_path else []
-    except (TargetError, TableError, baseline_module.BaselineError) as error:
+        declared_path = config.getoption("conformance_not_implemented") or config.getini("elicit_not_implemented")
+        declared = unimplemented.read(Path(declared_path), set(load().tools)) if declared_path else {}
+    except (TargetError, TableError, baseline_module.BaselineError, unimplemented.DeclarationError) as error:
         raise pytest.UsageError(str(error)) from None
     golden = config.getoption("golden_transcripts")
+    if target.servers is not None:
+        target.servers.startup = config.getoption("conformance_startup") or DEFAULT_STARTUP
+        if (report := config.getoption("conformance_report")) is not None:
+            target.servers.use_log_directory(Path(report) / "stdio")
     config.pluginmanager.register(
         ConformanceRun(
             target=target,
             table=table,
             revisions=ERAS if revision == ALL else (revision,),
             baseline=entries,
+            not_implemented=declared,
             report_dir=config.getoption("conformance_report"),
             write_baseline=config.getoption("conformance_write_baseline"),
             golden=target.is_reference if golden is None else golden,
@@ -155,6 +171,8 @@ class ConformanceRun:
     table: Table
     revisions: tuple[str, ...]
     baseline: list[baseline_module.Entry]
+    #: Tools the target declares it does not implement, with the reason it gives.
+    not_implemented: dict[str, str]
     report_dir: Path | None
     write_baseline: Path | None
     golden: bool
@@ -186,6 +204,11 @@ class ConformanceRun:
         ]
         if self.baseline:
             lines.append(f"elicit-conformance baseline: {len(self.baseline)} expected failure(s)")
+        if self.not_implemented:
+            lines.append(f"elicit-conformance: {len(self.not_implemented)} tool(s) declared not implemented")
+        if self.target.servers is not None:
+            lines.append(f"elicit-conformance stdio: start-up allowance {self.target.servers.startup:g} s; "
+                         "each process's stderr is logged beside the report (quoted where a case fails)")
         return lines
 
     # -- collection: grading, revisions, baseline ------------------------------
@@ -264,16 +287,45 @@ class ConformanceRun:
         except Unreachable as error:
             self.report.outcomes.clear()  # nothing ran: the usage error is the whole story
             raise pytest.UsageError(str(error)) from None
+        self.report.problems += [
+            f"stale not-implemented line: the target lists {tool!r}, declared not implemented "
+            f"({reason}); remove the line so its cases run"
+            for tool, reason in self.not_implemented.items() if tool in self.target.tools["names"]
+        ]
 
     # -- running: strict SHOULD, outcomes, transcripts --------------------------
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if item.nodeid in self.report.outcomes:
+            item.stash[LEDGER] = verdict.begin(self.table)
+            if self.target.servers is not None:
+                item.stash[STDERR] = self.target.servers.log_marks()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
-        if not self.strict or item.nodeid not in self.report.outcomes:
+        if item.nodeid not in self.report.outcomes:
             return (yield)
         with warnings.catch_warnings():
-            warnings.simplefilter("error", ShouldNotMet)
-            return (yield)
+            if self.strict:
+                warnings.simplefilter("error", ShouldNotMet)
+            try:
+                return (yield)
+            except NotTestable as error:
+                self._declared_missing(item, error)
+                raise
+
+    def _declared_missing(self, item: pytest.Item, error: NotTestable) -> None:
+        """A case that lacks only tools the target declares not implemented is skipped as such."""
+        if not error.tools or not self.not_implemented:
+            return
+        undeclared = [tool for tool in error.tools if tool not in self.not_implemented]
+        if undeclared:
+            error.cause = f"{undeclared[0]} missing"
+            return
+        tool = error.tools[0]
+        item.stash[DECLARED] = f"{tool} not implemented"
+        pytest.skip(f"not implemented (declared): {tool}: {self.not_implemented[tool]}")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -288,25 +340,39 @@ class ConformanceRun:
         if outcome is None:
             return report
         outcome.duration = round(outcome.duration + report.duration, 4)
-        if call.when == "call" and call.excinfo is None and item.nodeid in self.baselined:
+        error = verdict.unwrapped(call.excinfo.value) if call.excinfo is not None else None
+        if call.when == "call" and error is None and item.nodeid in self.baselined:
             outcome.status = Status.STALE  # a baselined case passed: pytest reports XPASS(strict)
-            outcome.message = f"passes now: remove its baseline entry ({self.baselined[item.nodeid]})"
+            outcome.message = (f"passes now: remove its baseline entry, which expected it to fail "
+                               f"({self.baselined[item.nodeid]})")
         elif report.failed:
-            if call.excinfo is not None and call.excinfo.errisinstance(NotTestable):
-                outcome.status, outcome.message = Status.NOT_TESTABLE, str(call.excinfo.value)
-            elif call.excinfo is not None and call.excinfo.errisinstance(TimedOut):
-                outcome.status, outcome.message = Status.TIMED_OUT, str(call.excinfo.value)
-            elif outcome.status != Status.FAIL:
-                outcome.status, outcome.message = Status.FAIL, _first_line(report)
+            status, sentence = judged(error, outcome.checks[0])
+            if outcome.status != Status.FAIL:
+                outcome.status, outcome.message = status, sentence or _first_line(report)
+                outcome.cause = error.cause if isinstance(error, NotTestable) else ""
+            if sentence is not None:
+                # The sentence is the whole verdict: no traceback of the suite's own code.
+                report.longrepr = Said(sentence, report.location)
+            if self.target.servers is not None and STDERR in item.stash:
+                if quoted := self.target.servers.stderr_since(item.stash[STDERR]):
+                    report.sections.append(("the stdio server's stderr while the case ran", quoted))
         elif report.skipped and hasattr(report, "wasxfail"):
             outcome.status, outcome.message = Status.EXPECTED, report.wasxfail
+        elif report.skipped and DECLARED in item.stash:
+            outcome.status, outcome.message = Status.NOT_IMPLEMENTED, _skip_reason(report)
+            outcome.cause = item.stash[DECLARED]
         elif report.skipped:
             outcome.status, outcome.message = Status.SKIPPED, _skip_reason(report)
         elif call.when == "call" and outcome.status == Status.NOT_RUN:
             outcome.status = Status.PASS
+        if call.when == "call" or report.failed or report.skipped:
+            ledger = item.stash.get(LEDGER, None)
+            outcome.rows = row_results(outcome, ledger, error)
         if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
             lines = normalize(case.transcript, {case.run_id: "<run>"})
             self.report.write_transcript(self.report_dir, outcome, lines)
+        if call.when == "teardown":
+            verdict.end()
         if _is_worker(item.config):
             setattr(report, VERDICT, outcome.to_data())
         return report
@@ -344,7 +410,7 @@ class ConformanceRun:
         if _is_worker(session.config):
             session.config.workeroutput[PROBLEMS] = self.report.problems  # type: ignore[attr-defined]
             return
-        if self.report.problems and session.exitstatus == pytest.ExitCode.OK:
+        if (self.report.problems or self.report.proved_nothing) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.report_dir is not None and self.report.outcomes:
             self.report.write(self.report_dir, self.table)
@@ -361,8 +427,10 @@ class ConformanceRun:
             return
         terminalreporter.section("elicit-conformance")
         terminalreporter.line(self.report.headline())
+        for line in self.report.rolled_up():
+            terminalreporter.line(f"  {line}", red=line.startswith(Status.NOT_TESTABLE))
         for outcome in self.report.outcomes.values():
-            if outcome.status in _SHOWN:
+            if outcome.status in (Status.FAIL, Status.TIMED_OUT, Status.STALE):
                 terminalreporter.line(f"  {outcome.status.upper()}: {outcome.test_id}: {outcome.message}", red=True)
             for note in outcome.should_not_met:
                 terminalreporter.line(f"  SHOULD not met: {note}  ({outcome.test_id})")
@@ -372,6 +440,98 @@ class ConformanceRun:
             terminalreporter.line(f"  report: {self.report_dir / 'summary.md'}")
         if self.write_baseline is not None:
             terminalreporter.line(f"  baseline written: {self.write_baseline}")
+
+
+def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | None]:
+    """A failed case's status and its sentence; None where the suite has no sentence
+    (pytest's own failure, which keeps its report)."""
+    if isinstance(error, NotTestable):
+        return Status.NOT_TESTABLE, str(error)
+    if isinstance(error, TimedOut):
+        return Status.TIMED_OUT, str(error)
+    if isinstance(error, Broken):
+        return Status.FAIL, f"{first_row}: {error.sentence.rstrip('. ')}."
+    if isinstance(error, RpcError):  # an error where the case needed a result
+        return Status.FAIL, f"{first_row}: {error.said()}, where the case needed a result."
+    if isinstance(error, (CheckFailed, ShouldNotMet)):  # a SHOULD under --conformance-strict
+        return Status.FAIL, str(error)
+    if error is None or isinstance(error, pytest.fail.Exception):
+        return Status.FAIL, None
+    where = _suite_frame(error)
+    return Status.FAIL, (
+        f"internal error of elicit-conformance, not a verdict on the server: {type(error).__name__} "
+        f"({verdict.brief(str(error), 160)}) at {where}. Please report it with this case's transcript."
+    )
+
+
+def _suite_frame(error: BaseException) -> str:
+    """The innermost frame of the suite's own code that the error passed through."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "elicit_conformance" in f.filename
+              or "/conformance/" in f.filename]
+    frame = frames[-1] if frames else None
+    return f"{Path(frame.filename).name}:{frame.lineno}" if frame else "an unknown place"
+
+
+def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseException | None) -> dict[str, dict[str, str]]:
+    """What the case found for each row it claims (the README, "The conformance report").
+
+    A row the case checked reads as its worst check; a row it never reached reads
+    as why: the case was not testable, timed out, failed earlier, or passed without
+    the check ever applying ("not evaluated", e.g. a SHOULD about an error that
+    never came)."""
+    found = dict(ledger.rows) if ledger else {}
+    sentences = dict(ledger.sentences) if ledger else {}
+    first = outcome.checks[0]
+    if isinstance(error, (Broken, RpcError)):
+        found[first], sentences[first] = verdict.FAIL, outcome.message
+    elif isinstance(error, ShouldNotMet) and ledger:  # strict: the SHOULD failed its case
+        for row, status in found.items():
+            if status == verdict.SHOULD_NOT_MET:
+                found[row] = verdict.FAIL
+    unreached = {
+        Status.NOT_TESTABLE: Status.NOT_TESTABLE, Status.TIMED_OUT: Status.TIMED_OUT,
+        Status.SKIPPED: Status.SKIPPED, Status.PASS: "not evaluated", Status.STALE: "not evaluated",
+    }.get(outcome.status, "not reached")
+    results = {}
+    for row in outcome.checks:
+        if row.startswith("INFO/"):
+            results[row] = {"status": "recorded" if row in outcome.facts else unreached}
+            continue
+        status = found.get(row, unreached)
+        if status == verdict.FAIL and outcome.status == Status.EXPECTED:
+            status = Status.EXPECTED
+        result = {"status": str(status)}
+        if row in sentences:
+            result["message"] = sentences[row]
+        elif status in (Status.NOT_TESTABLE, Status.TIMED_OUT, Status.SKIPPED):
+            result["message"] = outcome.message
+        results[row] = result
+    return results
+
+
+@dataclass
+class _Where:
+    """What pytest reads of a failure's location: its short summary shows `message`."""
+
+    path: str
+    lineno: int
+    message: str
+
+
+class Said:
+    """A failure report that is one sentence, where pytest would print a traceback."""
+
+    def __init__(self, sentence: str, location: tuple[str, int | None, str]) -> None:
+        self.sentence = sentence
+        self.reprcrash = _Where(location[0], location[1] or 0, sentence)
+
+    def toterminal(self, out: Any) -> None:
+        out.line(self.sentence)
+
+    def __str__(self) -> str:
+        return self.sentence
 
 
 def _first_line(report: pytest.TestReport) -> str:

@@ -21,6 +21,9 @@ from elicit_conformance.revisions import ERAS
 ALL = "all"
 #: Seconds a server may take to answer one request before its case fails.
 DEFAULT_TIMEOUT = 30.0
+#: Seconds a stdio server may take to start, before its first answer: a busy CI
+#: runner or a server that loads a model at start needs more than a request does.
+DEFAULT_STARTUP = 120.0
 CASES = Path(__file__).resolve().parent / "cases"
 
 
@@ -64,6 +67,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"SECONDS (default {DEFAULT_TIMEOUT:g}).",
     )
     group.addoption(
+        "--conformance-startup",
+        default=None,
+        type=float,
+        metavar="SECONDS",
+        help=f"How long a stdio server may take to start: its first answer may take "
+        f"SECONDS instead of the per-request timeout (default {DEFAULT_STARTUP:g}).",
+    )
+    group.addoption(
         "--conformance-baseline",
         default=None,
         metavar="FILE",
@@ -79,6 +90,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         type=Path,
         help="Write a baseline file with one entry per case that did not pass.",
+    )
+    group.addoption(
+        "--conformance-not-implemented",
+        default=None,
+        metavar="FILE",
+        type=Path,
+        help="Tools the target deliberately does not implement, one per line, 'TOOL: reason'. "
+        "Cases that need only those end 'not implemented' and do not fail the run; a listed "
+        "tool the target has fails it. Also the 'elicit_not_implemented' ini key.",
     )
     group.addoption(
         "--conformance-report",
@@ -105,14 +125,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("elicit_server", "Server under test, as module:attribute or URL.", default=None)
     parser.addini(
+        "elicit_not_implemented", "Tools the target does not implement (a file, as "
+        "--conformance-not-implemented).", default=None
+    )
+    parser.addini(
         "elicit_requirements", "A requirement table other than the packaged one.", default=None
     )
 
 
 #: The options that make any run a conformance run.
 _OPTIONS = (
-    "server", "server_command", "revision", "conformance_strict", "conformance_timeout",
+    "server", "server_command", "revision", "conformance_strict", "conformance_timeout", "conformance_startup",
     "conformance_baseline", "conformance_write_baseline", "conformance_report", "golden_transcripts",
+    "conformance_not_implemented",
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from typing import Any
+from urllib.parse import urlsplit
 
 from elicit_conformance.revisions import ERAS
 from elicit_conformance.target import Target
@@ -39,6 +40,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
     names: frozenset[str] | None = None
     refused: dict[str, str] = {}
     for era in ERAS:
+        target.http_errors.clear()
         try:
             async with target.connect(era, Transcript(), elicitation=False, timeout=timeout) as peer:
                 found = await _tool_names(peer)
@@ -46,7 +48,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message
             cause = _innermost(error)
             if isinstance(cause, RpcError):  # the server answered: not this revision
-                refused[era] = f"{cause.error.get('code')} {cause.error.get('message')}"
+                refused[era] = _refusal(target, cause)
             elif names is None:
                 raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}") from None
             # Otherwise it serves another revision: this one's cases run, and show what goes wrong.
@@ -65,6 +67,19 @@ async def _tool_names(peer: Any) -> frozenset[str]:
         if not listed.get("nextCursor"):
             return frozenset(names)
         params = {"cursor": listed["nextCursor"]}
+
+
+def _refusal(target: Target, error: RpcError) -> str:
+    """What the server answered: over HTTP, an error status is said as itself (the
+    MCP client turns a 404 into a JSON-RPC -32601 'Not Found' it never received)."""
+    if target.kind == "url" and target.http_errors:
+        status = target.http_errors[-1]
+        hint = ""
+        if status.startswith("HTTP 404"):
+            path = urlsplit(target.spec).path or "/"
+            hint = f": nothing is served at the path {path!r}; is that the MCP endpoint's path (often /mcp)?"
+        return f"{status} from {target.spec}{hint}"
+    return f"{error.error.get('code')} {error.error.get('message')}"
 
 
 def _where(target: Target) -> str:

@@ -7,9 +7,11 @@
 - `transcripts/<case>.jsonl`: the normalized wire transcript, one message a line;
 - `summary.md`: a table a person reads in a pull-request comment, a row per case;
 - `verdicts.md`: a row per requirement (every row of the table that is not
-  excluded) with a column per revision: the worst status among the cases that
-  check it; blank where no case checks it on that revision, "not run" where
-  none that checks it ran.
+  excluded) with a column per revision, saying what was proved of the row: a
+  cell fails only where one of the row's own checks failed, and says how many
+  of the cases checking it passed and why the others proved nothing (see
+  `cell`); blank where no case checks it on that revision, "not run" where none
+  that checks it ran.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class Status(StrEnum):
     STALE = "stale baseline"
     EXPECTED = "expected failure"
     PASS = "pass"
+    NOT_IMPLEMENTED = "not implemented"
     SKIPPED = "skipped"
     NOT_RUN = "not run"
 
@@ -43,8 +46,10 @@ FAILING = (Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.EXPECTED)
 SHOULD_NOT_MET = "should not met"
 _CELLS = (
     Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.STALE, Status.EXPECTED,
-    SHOULD_NOT_MET, Status.PASS, Status.SKIPPED, Status.NOT_RUN,
+    SHOULD_NOT_MET, Status.PASS, Status.NOT_IMPLEMENTED, Status.SKIPPED, Status.NOT_RUN,
 )
+#: A row's result within a case, worst first, where the case never reached its check.
+NOT_REACHED, NOT_EVALUATED = "not reached", "not evaluated"
 
 
 @dataclass
@@ -60,10 +65,14 @@ class Outcome:
     status: Status = Status.NOT_RUN
     duration: float = 0.0
     transcript: str | None = None
-    #: First line of the failure, the baseline reason, or the skip reason.
+    #: The verdict sentence, the baseline reason, or the skip reason.
     message: str = ""
+    #: Why a not-testable or not-implemented case proved nothing, shared by many ("book_profile missing").
+    cause: str = ""
     should_not_met: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+    #: Per row it claims: {"status": ..., "message": ...} (see `grading.row_results`).
+    rows: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def case(self) -> str:
@@ -92,16 +101,16 @@ class Report:
 
     @property
     def proved_nothing(self) -> bool:
-        """Every case that ran was not testable: the target was never exercised."""
+        """Every case that ran was not testable or not implemented: the target was never exercised."""
         ran = [o for o in self.outcomes.values() if o.status not in (Status.SKIPPED, Status.NOT_RUN)]
-        return bool(ran) and all(o.status == Status.NOT_TESTABLE for o in ran)
+        return bool(ran) and all(o.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED) for o in ran)
 
     def headline(self) -> str:
         counts = self.counts()
         parts = [f"{counts[s]} {s}" for s in Status if counts[s]]
         line = f"elicit-conformance against {self.target}: " + ", ".join(parts or ["no cases"])
         if self.proved_nothing:
-            line += ". Every case was not testable: this run proved nothing about the target."
+            line += ". No case was testable: this run proved nothing about the target."
         return line
 
     # -- files ---------------------------------------------------------------
@@ -129,43 +138,53 @@ class Report:
         (directory / "verdicts.md").write_text(self.matrix(table))
 
     def matrix(self, table: Table) -> str:
-        """Requirement row x revision: the worst status of the cases checking the row.
-
-        A case cannot say which of its rows failed it, so a failing case marks
-        every row it checks; a SHOULD row whose warning fired reads "should not met".
-        """
+        """Requirement row x revision: what the cases checking the row proved of it."""
         columns = [*self.revisions, "n/a"]
-        cells: dict[tuple[str, str], str] = {}
+        found: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for o in self.outcomes.values():
             for row in o.checks:
-                status: str = o.status
-                if status == Status.PASS and any(n.startswith(f"{row} SHOULD") for n in o.should_not_met):
-                    status = SHOULD_NOT_MET
-                key = (row, o.revision or "n/a")
-                if key not in cells or _rank(status) < _rank(cells[key]):
-                    cells[key] = status
+                result = o.rows.get(row) or {"status": str(o.status)}
+                why = o.cause if result["status"] in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED) else ""
+                found.setdefault((row, o.revision or "n/a"), []).append((result["status"], why))
         rows = [r for r in table.rows.values() if not r.excluded]
-        used = [c for c in columns if any(key[1] == c for key in cells)] or list(self.revisions)
+        used = [c for c in columns if any(key[1] == c for key in found)] or list(self.revisions)
         lines = ["| Requirement | Level | " + " | ".join(used) + " |", "|---|---|" + "---|" * len(used)]
         for row in rows:
             # Blank: no case checks the row on that revision; "not run": on none that ran.
-            ran = any((row.id, c) in cells for c in used)
+            ran = any((row.id, c) in found for c in used)
             lines.append(
                 f"| {row.id} | {row.level} | "
-                + " | ".join(cells.get((row.id, c), "" if ran else Status.NOT_RUN) for c in used) + " |"
+                + " | ".join(_cell(cell(found[(row.id, c)])) if (row.id, c) in found
+                             else ("" if ran else Status.NOT_RUN) for c in used) + " |"
             )
         return "\n".join(lines) + "\n"
+
+    def rolled_up(self) -> list[str]:
+        """One line per cause of the cases that proved nothing (a missing tool, a
+        refused revision, no registration adapter), instead of one line a case."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for o in self.outcomes.values():
+            if o.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED):
+                groups.setdefault((o.status, o.cause or o.message), []).append(o.test_id)
+        return [
+            f"{status}: {cause}: {len(ids)} case{'s' if len(ids) != 1 else ''}: {', '.join(sorted(ids))}"
+            for (status, cause), ids in sorted(groups.items(), key=lambda g: (_rank(g[0][0]), g[0][1]))
+        ]
 
     def markdown(self) -> str:
         lines = [f"### {self.headline()}", ""]
         lines += [f"- {problem}" for problem in self.problems]
-        if self.problems:
+        lines += [f"- {line}" for line in self.rolled_up()]
+        if lines[2:]:
             lines.append("")
         lines += ["| Test | Checks | Revision | Level | Status | Note |", "|---|---|---|---|---|---|"]
+        rolled = (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED)
         for o in sorted(self.outcomes.values(), key=lambda o: (_rank(o.status), o.test_id)):
+            if o.status in rolled:
+                continue
             note = o.message or "; ".join(o.should_not_met)
             lines.append(
-                f"| {_cell(o.test_id)} | {' '.join(o.checks)} | {o.revision or 'n/a'} | {o.level} "
+                f"| {_cell(o.test_id)} | {_checks_cell(o)} | {o.revision or 'n/a'} | {o.level} "
                 f"| {o.status} | {_cell(note)} |"
             )
         lines.append("")
@@ -187,6 +206,44 @@ def _rank(status: str) -> int:
     return _CELLS.index(status)
 
 
+def cell(results: list[tuple[str, str]]) -> str:
+    """One verdict-table cell from the (row status, cause) of each case checking the row.
+
+    A row fails only where one of its own checks failed; a pass is never hidden by
+    a sibling case that proved nothing, and that case's reason is said beside it:
+    "pass (1 of 2 cases; 1 not testable: book_profile missing)".
+    """
+    counts = Counter(status for status, _ in results)
+    total = len(results)
+    for worst in (Status.FAIL, Status.TIMED_OUT, Status.EXPECTED, SHOULD_NOT_MET):
+        if counts[worst]:
+            return str(worst) + (f" ({counts[worst]} of {total} cases)" if total > 1 else "")
+    proved = counts[Status.PASS]
+    others: dict[str, set[str]] = {}
+    for status, why in results:
+        if status != Status.PASS:
+            others.setdefault(status, set()).update([why] if why else [])
+    said = "; ".join(
+        f"{counts[status]} {status}" + (f": {', '.join(sorted(causes))}" if causes else "")
+        for status, causes in sorted(others.items(), key=lambda item: _rank(item[0]) if item[0] in _CELLS else 99)
+    )
+    if proved:
+        return "pass" if not others else f"pass ({proved} of {total} cases; {said})"
+    if len(others) == 1:
+        status, causes = next(iter(others.items()))
+        return f"{status}" + (f": {', '.join(sorted(causes))}" if causes else "") + (f" ({total} cases)" if total > 1 else "")
+    return said
+
+
+def _checks_cell(outcome: Outcome) -> str:
+    """The rows a case checks, each with its result where that is not a pass."""
+    return " ".join(
+        row if (result := outcome.rows.get(row, {}).get("status", "pass")) in ("pass", "recorded")
+        else f"{row} ({result})"
+        for row in outcome.checks
+    )
+
+
 def _file_safe(nodeid: str) -> str:
     name = nodeid.rsplit("::", 1)[-1]
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
@@ -199,4 +256,4 @@ def _one_line(text: str) -> str:
 
 def _cell(text: str) -> str:
     text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 160 else text[:157] + "..."
+    return text if len(text) <= 400 else text[:397] + "..."

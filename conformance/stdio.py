@@ -19,6 +19,12 @@ with its own transcript, multiplexed onto the process:
 A process whose session is in a state nobody knows (a request left
 unanswered, its output closed) is stopped; the next connection starts anew.
 
+A process's stderr goes to a log file of its own (in the report directory, or
+a temporary one), so banners and tracebacks never mix with pytest's progress;
+a failing case quotes what its processes wrote while it ran. Until a process
+first answers, it is still starting: its first request is timed by the
+start-up allowance, not by the per-request timeout.
+
 Each case runs its own event loop, so nothing here outlives one: the pipes are
 raw non-blocking file descriptors, read in whichever loop the current
 connections live in, and bytes read but not yet delivered wait on the process.
@@ -31,8 +37,10 @@ import itertools
 import math
 import os
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -72,9 +80,12 @@ class _Route:
 class ServerProcess:
     """One server process and the connections currently riding it."""
 
-    def __init__(self, argv: tuple[str, ...], env: Mapping[str, str]) -> None:
-        # stderr is inherited, as a shell (or a desktop client's log) shows it.
-        self._popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(env))
+    def __init__(self, argv: tuple[str, ...], env: Mapping[str, str], log: Path) -> None:
+        # stderr goes to the process's own log, as a desktop client keeps a server's log.
+        self.log = log
+        with log.open("ab") as stderr:
+            self._popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                           env=dict(env))
         assert self._popen.stdin is not None and self._popen.stdout is not None
         self._stdin = self._popen.stdin.fileno()
         self._stdout = self._popen.stdout.fileno()
@@ -88,6 +99,8 @@ class ServerProcess:
         self.handshake: Handshake | None = None
         #: False once the session may be in an unknown state: no new connection rides it.
         self.usable = True
+        #: False until the process first writes to stdout: while it is starting up.
+        self.answered = False
 
     @contextlib.asynccontextmanager
     async def connection(
@@ -133,6 +146,7 @@ class ServerProcess:
             if not chunk:
                 self._lost()
                 return
+            self.answered = True
             self._unread += chunk
             while b"\n" in self._unread:
                 line, _, self._unread = self._unread.partition(b"\n")
@@ -216,14 +230,42 @@ class StdioServers:
         self._processes: dict[Identity, ServerProcess] = {}
         #: Every process ever started, so a test can count them.
         self.started = 0
+        #: Where each process's stderr log goes (`use_log_directory`; else a temporary one).
+        self.log_directory: Path | None = None
+        #: Seconds a process may take to answer its first request (`--conformance-startup`).
+        self.startup: float | None = None
+
+    def use_log_directory(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.log_directory = directory
 
     def process(self, identity: Identity) -> ServerProcess:
         """The process for `identity`, started now if there is none it can ride."""
         process = self._processes.get(identity)
         if process is None or not process.usable:
-            process = self._processes[identity] = ServerProcess(self.argv, self.env)
+            if self.log_directory is None:
+                self.log_directory = Path(tempfile.mkdtemp(prefix="elicit-stdio-"))
             self.started += 1
+            # One worker's processes never write another's log.
+            log = self.log_directory / f"stdio-{os.getpid()}-{self.started}.log"
+            process = self._processes[identity] = ServerProcess(self.argv, self.env, log)
         return process
+
+    def log_marks(self) -> dict[Path, int]:
+        """How far each log has been written: what a case's failure quotes starts here."""
+        logs = sorted(self.log_directory.glob(f"stdio-{os.getpid()}-*.log")) if self.log_directory else []
+        return {log: log.stat().st_size for log in logs}
+
+    def stderr_since(self, marks: dict[Path, int], lines: int = 20) -> str:
+        """The last `lines` lines the processes wrote to stderr since `marks`, each under its log's name."""
+        quoted = []
+        for log, size in self.log_marks().items():
+            with log.open("rb") as text:
+                text.seek(marks.get(log, 0))
+                written = text.read(max(0, size - marks.get(log, 0))).decode(errors="replace").splitlines()
+            if written:
+                quoted += [f"{log}:", *written[-lines:]]
+        return "\n".join(quoted)
 
     def transport(self, era: str, modes: tuple[str, ...]) -> SharedStdioTransport:
         return SharedStdioTransport(self, (era, modes))
@@ -241,6 +283,11 @@ class SharedStdioTransport(ClientTransport):
         self.servers = servers
         self.identity = identity
         self._process: ServerProcess | None = None
+
+    @property
+    def starting(self) -> bool:
+        """The process this connection rides has not answered anything yet."""
+        return self._process is not None and not self._process.answered
 
     @property
     def handshake(self) -> Handshake | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import shlex
 import ssl
 from contextlib import AbstractAsyncContextManager
@@ -53,6 +54,8 @@ class Target:
     tools: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     #: Revisions the target refused when first reached, with its answer.
     refused: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: HTTP error statuses the server answered, newest last (URL targets only).
+    http_errors: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def is_reference(self) -> bool:
@@ -82,8 +85,9 @@ class Target:
                 cases say so instead of failing one by one.
         """
         modes = declared_modes(elicitation)
+        startup = self.servers.startup if self.servers is not None else None
         return connect(self._transport(era, modes), era, transcript,
-                       elicitation=modes, tools=tools, timeout=timeout)
+                       elicitation=modes, tools=tools, timeout=timeout, startup=startup)
 
     def _transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
         if era in self.refused:
@@ -95,11 +99,22 @@ class Target:
         if self.kind == "url":
             from fastmcp.client.transports.http import StreamableHttpTransport
 
-            # Each connection's client on the run's one TLS context: building
-            # one loads the CA bundle anew, tens of ms, more than a local request.
-            return StreamableHttpTransport(self.spec, verify=_tls_context())
+            return StreamableHttpTransport(self.spec, httpx_client_factory=self._http_client)
         assert self.servers is not None
         return self.servers.transport(era, modes)
+
+    def _http_client(self, headers: dict[str, str] | None = None, auth: Any = None, **_: Any) -> Any:
+        """An HTTP client that imposes no limit of its own (the suite's `--conformance-timeout`
+        bounds every request), on the run's one TLS context (building one loads the CA
+        bundle anew, tens of ms, more than a local request), noting each HTTP error status."""
+        import httpx2
+
+        async def note(response: Any) -> None:
+            if response.status_code >= 400:
+                self.http_errors.append(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+
+        return httpx2.AsyncClient(headers=headers, auth=auth, follow_redirects=True, verify=_tls_context(),
+                                  timeout=httpx2.Timeout(None), event_hooks={"response": [note]})
 
     def close(self) -> None:
         """Stop what the run started (the stdio processes)."""
@@ -123,6 +138,12 @@ def load_target(spec: str, source: str) -> Target:
     """
     if spec.startswith(("http://", "https://")):
         return Target(spec=spec, source=source, kind="url")
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", spec):
+        raise TargetError(
+            f"--server={spec!r} (from {source}) looks like a URL, but the suite speaks streamable HTTP "
+            "only: give an http:// or https:// URL (e.g. --server=http://127.0.0.1:8000/mcp), or "
+            "--server-command for a stdio server."
+        )
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise TargetError(

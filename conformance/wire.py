@@ -18,10 +18,12 @@ import mcp_types
 from fastmcp.client.transports.base import ClientTransport, TransportOptions
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from pydantic import ValidationError
 
 from elicit_conformance.revisions import ERAS, HANDSHAKE, MODERN
 from elicit_conformance.stdio import Handshake, SharedStdioTransport
-from elicit_conformance.verdict import NotTestable, TimedOut
+from elicit_conformance.verdict import Broken, NotTestable, TimedOut, brief
 
 __all__ = ["ERAS", "HANDSHAKE", "MODERN", "Peer", "RpcError", "Transcript", "connect"]
 
@@ -115,14 +117,17 @@ class RpcError(Exception):
     """A JSON-RPC error response, kept raw."""
 
     error: dict[str, Any]
+    #: The request it answered.
+    method: str = ""
 
     def __str__(self) -> str:
         return str(self.error.get("message"))
 
+    def said(self) -> str:
+        """The error as a clause: where a case expected a result, this is what came."""
+        return (f"the server answered {self.method or 'a request'} with the JSON-RPC error "
+                f"{self.error.get('code')} {brief(self.error.get('message'), 160)}")
 
-#: Errors the SDK raises on this side, never a server's answer: the connection
-#: closed, or its own request timeout.
-_NOT_AN_ANSWER = (mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT)
 
 #: Answers one handshake-era `elicitation/create` with an `ElicitResult`.
 Answerer = Callable[[mcp_types.ElicitRequestParams], Awaitable[mcp_types.ElicitResult]]
@@ -163,9 +168,12 @@ class Peer:
         """
         async with answered_within(self.timeout, method):
             try:
-                return await _send_raw(self.session, method, params)
+                result = await _send_raw(self.session, method, params)
             except MCPError as error:
-                raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
+                raise answer_of(error, method) from error
+        if not isinstance(result, dict):
+            raise Broken(f"the server answered {method} with {brief(result)}, which is not a JSON object")
+        return result
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
         if self.tools is not None and name not in self.tools:
@@ -174,10 +182,28 @@ class Peer:
 
 
 def missing_tool(name: str) -> NotTestable:
+    return missing_tools([name])
+
+
+def missing_tools(names: list[str]) -> NotTestable:
+    """The case needs tools of the contract the target does not list."""
+    listed = ", ".join(repr(n) for n in names)
     return NotTestable(
-        f"the target has no tool {name!r}; every target implements the tools of "
-        "the contract (docs/contract.md)"
+        f"the target has no tool {listed}; every target implements the tools of "
+        "the contract (docs/contract.md)",
+        cause=f"{names[0]} missing",
+        tools=tuple(names),
     )
+
+
+def answer_of(error: MCPError, method: str) -> Exception:
+    """What an `MCPError` means: the server's JSON-RPC error (`RpcError`), or that
+    the connection closed first (the SDK's own error, no answer of the server's).
+    The suite sets no SDK timeout on a request (`answered_within` is its clock), so
+    a -32001 is the server's own answer."""
+    if error.code == mcp_types.CONNECTION_CLOSED:
+        return Broken(f"the connection closed while {method} waited for its answer ({error.error.message})")
+    return RpcError(error.error.model_dump(mode="json", exclude_none=True), method)
 
 
 async def _send_raw(session: ClientSession, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -203,12 +229,15 @@ async def connect(
     elicitation: bool | tuple[str, ...] = True,
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
+    startup: float | None = None,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection at `era` over `transport`.
 
     With `elicitation` the client declares the capability (True: both modes; or
     the modes to declare, e.g. `("url",)`), and each handshake-era
     `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
+    A stdio process that has not answered yet is starting: its first request may
+    take `startup` seconds instead of `timeout`.
     """
     modes = declared_modes(elicitation)
     peer = Peer(era, tools, timeout)
@@ -223,20 +252,47 @@ async def connect(
         kwargs["elicitation_callback"] = on_elicit
     options = TransportOptions(session_class=_recording_session(transcript, modes))
     async with transport.connect_session(transport_options=options, **kwargs) as session:
+        limit = max(startup, timeout or 0) if startup and getattr(transport, "starting", False) else timeout
         try:
             if era == MODERN:
-                async with answered_within(timeout, "server/discover"):
-                    await session.discover()
+                async with answered_within(limit, "server/discover"):
+                    await _discover(session)
             else:
-                async with answered_within(timeout, "initialize"):
+                async with answered_within(limit, "initialize"):
                     await _initialize(session, transport, transcript)
         except MCPError as error:
-            if error.code in _NOT_AN_ANSWER:
-                raise
-            # The server answered: it does not serve `era` (a 2025-only server: -32601).
-            raise RpcError(error.error.model_dump(mode="json", exclude_none=True)) from error
+            # An RpcError is the server's answer: it does not serve `era` (a 2025-only
+            # server: -32601); the connection closing first is not an answer at all.
+            raise answer_of(error, "server/discover" if era == MODERN else "initialize") from error
         peer.session = session
         yield peer
+
+
+async def _discover(session: ClientSession) -> None:
+    """`server/discover` at 2026-07-28, timed by the suite alone.
+
+    `ClientSession.discover()` gives the request a fixed 10 s of its own, which
+    a server still starting on a busy machine can miss; this is the same request
+    (private API of mcp 2.3, as `_send_raw`), with no limit but the caller's.
+    """
+    capabilities = session._build_capabilities(MODERN).model_dump(by_alias=True, mode="json", exclude_none=True)
+    client_info = session._client_info.model_dump(by_alias=True, mode="json", exclude_none=True)
+    meta = {
+        mcp_types.PROTOCOL_VERSION_META_KEY: MODERN,
+        mcp_types.CLIENT_INFO_META_KEY: client_info,
+        mcp_types.CLIENT_CAPABILITIES_META_KEY: capabilities,
+    }
+    options: dict[str, Any] = {
+        "cancel_on_abandon": False,
+        "headers": {MCP_PROTOCOL_VERSION_HEADER: MODERN, MCP_METHOD_HEADER: "server/discover"},
+    }
+    raw = await session._dispatcher.send_raw_request("server/discover", {"_meta": meta}, options)
+    try:
+        result = mcp_types.DiscoverResult.model_validate(raw)
+    except ValidationError as error:
+        raise Broken(f"the server answered server/discover with {brief(raw)}, which is not a DiscoverResult "
+                     f"({error.errors()[0]['loc']}: {error.errors()[0]['msg']})") from None
+    session.adopt(result)
 
 
 def declared_modes(elicitation: bool | tuple[str, ...]) -> tuple[str, ...]:

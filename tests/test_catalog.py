@@ -1,6 +1,7 @@
 """The catalog itself: its expected rounds are the floor ORD-1 sets,
 and the contract rendered from it says what the reference really does."""
 
+import ast
 import json
 import re
 from importlib import resources
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.contract import render
+from elicit_conformance.contract import data, render
 from elicit_conformance.requirements import Table
 
 CATALOG = load()
@@ -79,8 +80,40 @@ def test_contract_schemas_are_what_the_reference_asks() -> None:
 
 
 def test_contract_doc_is_up_to_date() -> None:
-    committed = (Path(__file__).resolve().parents[1] / "docs" / "contract.md").read_text()
-    assert committed == render(), "docs/contract.md is stale: run `python -m elicit_conformance.contract docs/contract.md`"
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    assert (docs / "contract.md").read_text() == render(), (
+        "docs/contract.md is stale: run `python -m elicit_conformance.contract docs/contract.md`")
+    assert json.loads((docs / "contract.json").read_text()) == json.loads(json.dumps(data())), (
+        "docs/contract.json is stale: run `python -m elicit_conformance.contract docs/contract.json`")
+
+
+def _compared(tree: ast.AST) -> set[str]:
+    """String literals a check compares with what the server sent: operands of a
+    comparison, or what a text must start or end with, inside `check(...)`'s condition."""
+    found: set[str] = set()
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) in ("check", "should") and len(call.args) > 1):
+            continue
+        for node in ast.walk(call.args[1]):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("startswith", "endswith"):
+                operands = list(node.args)
+            else:
+                continue
+            found |= {n.value for o in operands for n in ast.walk(o) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return found
+
+
+def test_everything_a_case_compares_is_in_the_contract() -> None:
+    """A server written from docs/contract.md alone can know every value a case
+    compares its answers with: each literal is in the contract's text."""
+    root = Path(__file__).resolve().parents[1] / "conformance"
+    sources = [*sorted((root / "cases").glob("test_*.py")), root / "checks.py"]
+    compared = {s for path in sources for s in _compared(ast.parse(path.read_text()))}
+    assert len(compared) > 30, "too few compared literals found: the scan is broken"
+    contract = " ".join(render().split())  # a script's lines wrap where a literal may
+    assert not sorted(s for s in compared if " ".join(s.split()) not in contract)
 
 
 def test_every_requirement_row_is_described_in_the_behaviour_document() -> None:

@@ -23,6 +23,7 @@ from tests.suite import SuiteRun, finish, run, start
 #: cancelled call (OPT-3, OPT-4) or a wrong type (TYP-4) fails, but only after
 #: running the body.
 COUNTING = '''
+import sys
 from collections import Counter
 
 import mcp_types
@@ -44,6 +45,7 @@ def body_runs(ref: str) -> int:
 
 @app.tool
 async def book_destination(ref: str, ctx: Context) -> str | mcp_types.InputRequiredResult:
+    print(f"counting: book_destination {{ref}}", file=sys.stderr, flush=True)
     if ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS:
         reply = (ctx.input_responses or {{}}).get("destination")
         if reply is None:
@@ -62,6 +64,7 @@ async def book_destination(ref: str, ctx: Context) -> str | mcp_types.InputRequi
 
 
 if __name__ == "__main__":
+    print("COUNTING SERVER BANNER", file=sys.stderr, flush=True)
     app.run("stdio", show_banner=False)
 '''
 #: The cases on `book_destination`.
@@ -183,3 +186,30 @@ def _alive(pid: int) -> bool:
     # A stopped child of ours stays a zombie until reaped; Popen.wait reaps it.
     with open(f"/proc/{pid}/stat") as stat:
         return stat.read().split()[2] != "Z"
+
+
+def test_a_stdio_server_that_takes_15_s_to_start_is_reached(tmp_path: Path) -> None:
+    """Starting is not a request: the first answer gets the start-up allowance (120 s
+    by default), not the 10 s the MCP client gives `server/discover`, nor the
+    per-request timeout, here cut to 5 s."""
+    (tmp_path / "counting.py").write_text(COUNTING.format(body_first=False))
+    command = f"sh -c 'sleep 15; exec {sys.executable} {tmp_path / 'counting.py'}'"
+    result = run(tmp_path / "run", f"--server-command={command}", "--revision=2026-07-28", "-k", "BAT-1",
+                 "--conformance-timeout=5")
+    assert result.returncode == 0, result.output[-3000:]
+    assert set(result.statuses().values()) == {"pass"}
+
+
+def test_stdio_stderr_goes_to_a_log_per_process_and_is_quoted_where_a_case_fails(tmp_path: Path) -> None:
+    (tmp_path / "body_first.py").write_text(COUNTING.format(body_first=True))
+    result = run(tmp_path / "run", f"--server-command={sys.executable} {tmp_path / 'body_first.py'}",
+                 "--revision=2026-07-28", "-k", "BAT-1 or OPT-3")
+    assert result.returncode == 1
+    logs = sorted((tmp_path / "run" / "report" / "stdio").glob("*.log"))
+    assert len(logs) == 3, logs  # reaching the target opens each revision once; then the cases' process
+    assert all("COUNTING SERVER BANNER" in log.read_text() for log in logs)
+    # Never among pytest's lines; quoted once, under the case that failed.
+    assert result.output.count("COUNTING SERVER BANNER") == 0
+    section = result.output.split("the stdio server's stderr while the case ran")
+    assert len(section) == 2, result.output[-3000:]
+    assert "counting: book_destination" in section[1] and "test_scenario[OPT-3-2026-07-28]" in section[0]

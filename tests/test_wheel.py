@@ -219,5 +219,11 @@ def _results(output: str) -> list[tuple[str, str]]:
 
 
 def _statuses(summary: Path) -> dict[str, str]:
-    rows = [line.split("|") for line in summary.read_text().splitlines() if line.startswith("| test_")]
-    return {cells[1].strip(): cells[5].strip() for cells in rows}
+    """Each case's status as summary.md says it: a table row, or a line of the
+    cases rolled up by cause ("- not testable: CAUSE: N cases: ID, ID")."""
+    lines = summary.read_text().splitlines()
+    statuses = {cells[1].strip(): cells[5].strip() for cells in (l.split("|") for l in lines if l.startswith("| test_"))}
+    for line in lines:
+        if match := re.match(r"^- (not testable|not implemented): .*?: \d+ cases?: (.*)$", line):
+            statuses.update({test_id: match[1] for test_id in match[2].split(", ")})
+    return statuses

@@ -14,9 +14,11 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.driver import Run, Script, drive, result_text
-from elicit_conformance.verdict import NotTestable, should
-from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError
+from elicit_conformance.driver import (
+    Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
+)
+from elicit_conformance.verdict import NotTestable, brief, check, should
+from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -35,45 +37,65 @@ ELICITED = {
 async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
     case: Case, snapshot: Any, era: str
 ) -> None:
+    """`tools/list`: no elicited parameter of book_destination, book_trip, book_airport,
+    book_seat (and its Python spellings) or book_from is in its tool's `inputSchema`
+    (`properties` or `required`), optional ones included (SCH-2); book_destination
+    lists exactly `ref`, required, and book_from exactly `destination`."""
     async with case.peer(era) as peer:
         listed = await peer.request("tools/list", {})
-    schemas = {tool["name"]: tool.get("inputSchema", {}) for tool in listed["tools"]}
+    schemas = {tool["name"]: as_object(tool.get("inputSchema")) for tool in tool_entries(listed)}
     leaked = [
         f"{tool}.{name}"
         for tool, hidden in ELICITED.items()
         for name in hidden
-        if name in schemas.get(tool, {}).get("properties", {}) or name in schemas.get(tool, {}).get("required", [])
+        if name in as_object(schemas.get(tool, {}).get("properties")) or name in (schemas.get(tool, {}).get("required") or [])
     ]
-    assert not leaked, f"elicited parameters in the input schema: {', '.join(leaked)}"
+    catalog = load().tools
+    optional = [f"{t}.{n}" for t, hidden in ELICITED.items() for n in hidden if catalog[t].questions[n].optional]
+    required = [p for p in leaked if p not in optional]
+    check("SCH-1", not required, f"elicited parameters are listed in the input schema: {', '.join(required)}")
     # What is there is judged first; a missing core tool leaves the rest unproven. A
     # Python-spelling tool may be absent: its own (REG-9) scenario says so.
     tools = load().tools
     if missing := [tool for tool in ELICITED if tool not in schemas and tools[tool].profile == "core"]:
-        raise NotTestable(f"the target has no tool {missing[0]!r}" + (f" (nor {missing[1:]})" if missing[1:] else ""))
-    assert set(schemas["book_destination"].get("properties", {})) == {"ref"}
-    assert schemas["book_destination"].get("required") == ["ref"]
-    assert set(schemas["book_from"].get("properties", {})) == {"destination"}
+        raise missing_tools(missing)
+    book_destination = schemas["book_destination"]
+    check("SCH-1", set(as_object(book_destination.get("properties"))) == {"ref"}
+          and book_destination.get("required") == ["ref"],
+          f"book_destination's input schema is {brief(book_destination)}; the model supplies 'ref' "
+          "(required) and nothing else")
+    check("SCH-1", set(as_object(schemas["book_from"].get("properties"))) == {"destination"},
+          f"book_from's input schema is {brief(schemas['book_from'])}; the model supplies 'destination' alone")
+    check("SCH-2", not [p for p in leaked if p in optional],
+          f"optional elicited parameters are listed in the input schema: {', '.join(p for p in leaked if p in optional)}")
+
+
+#: The tools whose description the catalog fixes, and that description.
+DESCRIBED = {name: tool.description for name, tool in load().tools.items() if tool.description is not None}
 
 
 @pytest.mark.checks("SCH-3")
 @async_case
 async def test_sch_3_hiding_parameters_keeps_the_tool_description(case: Case, era: str) -> None:
+    """`tools/list`: a tool whose entry above gives a description is listed with
+    exactly that description (whitespace at either end aside)."""
     async with case.peer(era) as peer:
         listed = await peer.request("tools/list", {})
-    described = {tool["name"]: (tool.get("description") or "").strip() for tool in listed["tools"]}
-    for name, tool in load().tools.items():
-        if tool.description is not None and name in described:
-            assert described[name] == tool.description, (
-                f"{name} is listed with description {described[name]!r}; its author wrote {tool.description!r}"
-            )
-    if missing := [n for n, t in load().tools.items() if t.description is not None and n not in described]:
-        raise NotTestable(f"the target has no tool {missing[0]!r}")
+    described = {tool["name"]: str(tool.get("description") or "").strip() for tool in tool_entries(listed)}
+    for name, written in DESCRIBED.items():
+        if name in described:
+            check("SCH-3", described[name] == written,
+                  f"{name} is listed with description {brief(described[name])}; its author wrote {written!r}")
+    if missing := [name for name in DESCRIBED if name not in described]:
+        raise missing_tools(missing)
 
 
 @pytest.mark.checks("BAT-2")
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario BAT-3 on 2026-07-28, asking `body_runs` after every round: the count
+    is 0 while any question is open, and 1 once the call completed."""
     scenario = case.scenario("BAT-3")
     ref = scenario.arguments["ref"]
     seen: list[int] = []
@@ -83,9 +105,12 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
         return params
 
     run = await case.run("BAT-3", era, on_round=count)
-    assert not run.failed, run.text
-    assert seen and set(seen) == {0}, f"the body ran before every question was answered: {seen}"
-    assert await case.body_runs(ref) == 1, "the body must run exactly once"
+    check("BAT-2", not run.failed, f"the call failed: {brief(run.text)}")
+    check("BAT-2", bool(seen) and set(seen) == {0},
+          f"counted between rounds, the body had run {seen} time(s) before every question was answered"
+          if seen else "the call completed without asking, so the body ran before any answer")
+    runs = await case.body_runs(ref)
+    check("BAT-2", runs == 1, f"the body ran {runs} time(s) for one completed call")
     case.assert_snapshot(snapshot)
 
 
@@ -94,10 +119,14 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
 async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
     case: Case, snapshot: Any, era: str
 ) -> None:
+    """Scenario ORD-1: the messages asked are 'Where would you like to fly?', then,
+    after the answer 'Paris', 'Which airport in Paris?'; the call returns 'Paris/CDG'."""
     run = await case.run("ORD-1", era)
     messages = [a.message for r in run.rounds for a in r]
-    assert messages == ["Where would you like to fly?", "Which airport in Paris?"]
-    assert run.text == "Paris/CDG", "the round-1 answer was lost in round 2"
+    check("ORD-2", messages == ["Where would you like to fly?", "Which airport in Paris?"],
+          f"the server asked {messages}; after 'Paris' the second question reads 'Which airport in Paris?'")
+    check("ORD-6", run.text == "Paris/CDG",
+          f"the call returned {brief(run.text)}; the round-1 answer 'Paris' must reach the result 'Paris/CDG'")
     case.assert_snapshot(snapshot)
 
 
@@ -117,8 +146,12 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
         return {**params, "inputResponses": responses}
 
     run = await case.run("ORD-1", era, on_round=meddle)
-    assert run.asked_params == [["destination"], ["airport"]], run.asked_params
-    assert run.text == "Paris/CDG"
+    check("ORD-6", run.asked_params == [["destination"], ["airport"]],
+          f"with round 1's answer re-sent as 'Rome', the server asked {run.asked_params}; "
+          "the catalog's rounds are [['destination'], ['airport']]")
+    check("DIG-4", run.text == "Paris/CDG",
+          f"the call returned {brief(run.text)}; answers re-sent or under keys never asked must not change "
+          "'Paris/CDG'")
     case.assert_snapshot(snapshot)
 
 
@@ -126,6 +159,11 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any, era: str) -> None:
+    """book_profile for a fresh traveller on 2026-07-28: round 1 asks 'date' and
+    'airport'; before the retry the client calls save_home_airport(traveller, LHR),
+    then answers 2026-08-01 and CDG. The call returns
+    '{traveller} from LHR on 2026-08-01': the resolver's value found on the later round wins over the echoed
+    answer."""
     traveller = f"ada-{case.run_id}"
     answers = {"date": {"accept": "2026-08-01"}, "airport": {"accept": "CDG"}}
     async with case.peer(era) as peer:
@@ -138,8 +176,11 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
         script = Script("book_profile", {"traveller": traveller}, answers)
         run = await drive(peer, "book_profile", {"traveller": traveller}, script, on_round=learn)
     # Round order is BAT-4's business; here only which questions were asked.
-    assert sorted(p for r in run.asked_params for p in r) == ["airport", "date"], run.asked_params
-    assert run.text == f"{traveller} from LHR on 2026-08-01", run.text
+    check("BAT-3", sorted(str(p) for r in run.asked_params for p in r) == ["airport", "date"],
+          f"the server asked {run.asked_params}; with no home airport saved it asks 'date' and 'airport'")
+    check("RES-3", run.text == f"{traveller} from LHR on 2026-08-01",
+          f"the call returned {brief(run.text)}; the home airport LHR saved before the retry must win "
+          "over the echoed answer CDG")
     case.assert_snapshot(snapshot)
 
 
@@ -147,9 +188,13 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any, era: str) -> None:
-    """New copy is deployed mid-call: once while a reply is in flight, once after
-    the answer was carried into a later round. Both times the old answer must
-    not be credited to the new wording."""
+    """book_reworded on 2026-07-28, answered Paris then CDG. With its wording
+    unchanged it takes two rounds and returns 'Booked a flight to Paris/CDG'
+    (DIG-2). Then new copy is deployed mid-call with set_copy(ref, 'Where are you
+    flying to?'): once while the reply to round 1 is in flight, once after that
+    answer was carried into round 2. Both times the old answer is not credited
+    to the new wording (DIG-1): 'Where are you flying to?' is asked in a later
+    round, and, answered 'Oslo', the call returns 'Booked a flight to Oslo/...'."""
     reworded = "Where are you flying to?"
     answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "CDG"}}
 
@@ -157,7 +202,9 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
         same = await drive(
             peer, "book_reworded", {"ref": f"{case.run_id}-dig-2"}, Script("book_reworded", {}, answers)
         )
-        assert same.text == "Booked a flight to Paris/CDG" and len(same.rounds) == 2  # DIG-2
+        check("DIG-2", same.text == "Booked a flight to Paris/CDG" and len(same.rounds) == 2,
+              f"with the wording unchanged, the call took {len(same.rounds)} round(s) and returned "
+              f"{brief(same.text)}; it takes 2 and returns 'Booked a flight to Paris/CDG'")
 
         for reword_after in (0, 1):
             ref = f"{case.run_id}-dig-1-{reword_after}"
@@ -174,10 +221,15 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
 
             run = await drive(peer, "book_reworded", {"ref": ref}, script, on_round=reword)
             messages = [[a.message for a in r] for r in run.rounds]
-            assert reworded in messages[reword_after + 1], (
-                f"after rewording, the old answer was credited: rounds {messages}"
-            )
-            assert run.text.startswith("Booked a flight to Oslo/"), run.text
+            when = ("while the reply to round 1 was in flight" if reword_after == 0
+                    else "after the answer was carried into round 2")
+            # A server may keep asking other questions first; the new wording must come before the end.
+            later = [m for r in messages[reword_after + 1:] for m in r]
+            check("DIG-1", reworded in later,
+                  f"reworded {when}, the question was never asked again in its new wording {reworded!r} "
+                  f"(rounds {messages}; the call returned {brief(run.text)}): the old answer was credited")
+            check("DIG-1", run.text.startswith("Booked a flight to Oslo/"),
+                  f"reworded {when} and answered 'Oslo', the call returned {brief(run.text)}")
     case.assert_snapshot(snapshot)
 
 
@@ -185,27 +237,34 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any, era: str) -> None:
+    """book_from(destination=Paris) asks one question, 'Which airport in Paris?'.
+    The client retries as book_from(destination=Rome) with the answer CDG under that
+    key and the round's requestState. Conforming: a JSON-RPC error, an error result
+    that does not say CDG, or a new ask whose only message is 'Which airport in
+    Rome?'."""
     async with case.peer(era) as peer:
         first = await peer.call_tool("book_from", {"destination": "Paris"})
-        assert first.get("resultType") == "input_required"
-        (key,) = first["inputRequests"]
+        keys = list(input_requests(first))
+        check("DIG-5", first.get("resultType") == "input_required" and len(keys) == 1,
+              f"book_from(Paris) answered {brief(first)}; it asks one question, the airport in Paris")
         try:
             retry = await peer.call_tool(
                 "book_from", {"destination": "Rome"},
-                inputResponses={key: {"action": "accept", "content": {"value": "CDG"}}},
-                requestState=first["requestState"],
+                inputResponses={keys[0]: {"action": "accept", "content": {"value": "CDG"}}},
+                **state_of(first),
             )
         except RpcError:
             return case.assert_snapshot(snapshot)  # stale state rejected: conforming
     if retry.get("isError"):  # rejected as a tool error: conforming too, unless CDG got through
         text = result_text(retry)
-        assert "CDG" not in text, f"the answer for Paris was credited to Rome: {text!r}"
+        check("DIG-5", "CDG" not in text, f"the answer for Paris was credited to Rome: {brief(text)}")
         return case.assert_snapshot(snapshot)
-    assert retry.get("resultType") == "input_required", (
-        f"the answer for Paris was credited to Rome: {retry}"
-    )
-    messages = [r["params"]["message"] for r in retry["inputRequests"].values()]
-    assert messages == ["Which airport in Rome?"]
+    check("DIG-5", retry.get("resultType") == "input_required",
+          f"retried as book_from(Rome) with the answer CDG given for Paris, the call ended {brief(retry)}: "
+          "the answer for Paris was credited to Rome")
+    messages = [request_message(r) for r in input_requests(retry).values()]
+    check("DIG-5", messages == ["Which airport in Rome?"],
+          f"retried for Rome, the server asked {messages}; it asks 'Which airport in Rome?' afresh")
     case.assert_snapshot(snapshot)
 
 
@@ -219,7 +278,9 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
     """While a sync resolver holds its thread, a second request on the same
     connection is answered: it finds the resolver waiting and releases it. A
     server that runs the resolver on its event loop answers nothing until the
-    resolver gives up. (No snapshot: the number of looks varies from run to run.)"""
+    resolver gives up. The client calls book_when_released(ref), polls
+    gate_state(ref) until it reads 'waiting', then calls release(ref); the call
+    returns 'Gate: released'. (No snapshot: the number of looks varies.)"""
     ref = f"{case.run_id}-res-6-{era}"
     held: dict[str, Any] = {}
     async with case.peer(era) as peer:
@@ -235,57 +296,82 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
                 if state != "idle":
                     break
                 await anyio.sleep(0.01)
-            blocked = "the sync resolver blocked the server until it gave up"
-            assert state == "waiting", blocked if state == "gave up" else f"the gate was {state!r}, never 'waiting'"
+            check("RES-6", state == "waiting",
+                  "the sync resolver blocked the server until it gave up" if state == "gave up"
+                  else f"gate_state read {brief(state)}, never 'waiting': the resolver never started")
             await peer.call_tool("release", {"ref": ref})
-    assert result_text(held["result"]) == "Gate: released", held["result"]
+    check("RES-6", result_text(held.get("result")) == "Gate: released",
+          f"released, the call returned {brief(held.get('result'))}; it returns 'Gate: released'")
 
 
 def _schemas(run: Run) -> dict[str, dict[str, Any]]:
     return {a.message: a.schema for r in run.rounds for a in r}
 
 
-def _asked(schemas: dict[str, dict[str, Any]], message: str, run: Run) -> dict[str, Any]:
-    assert message in schemas, f"{message!r} was never asked (asked {list(schemas)}; {run.text[:200]})"
+def _asked(row: str, schemas: dict[str, dict[str, Any]], message: str, run: Run) -> dict[str, Any]:
+    check(row, message in schemas,
+          f"{message!r} was never asked (asked {list(schemas)}; the call ended {brief(run.text, 160)})")
     return schemas[message]
 
 
-def _value_of(schema: dict[str, Any]) -> dict[str, Any]:
-    assert schema.get("type") == "object" and list(schema.get("properties", {})) == ["value"], schema
+def _value_of(row: str, schema: dict[str, Any], message: str) -> dict[str, Any]:
+    """The `value` field's schema of a scalar question."""
+    properties = schema.get("properties")
+    check(row, schema.get("type") == "object" and isinstance(properties, dict) and list(properties) == ["value"]
+          and isinstance(properties["value"], dict),
+          f"{message!r} requested {brief(schema)}; a scalar is asked as an object with one field, 'value'")
     return schema["properties"]["value"]
 
 
 @pytest.mark.checks("TYP-1")
 @async_case
 async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-1: 'Who is travelling?', 'How many seats?', 'What is your
+    budget?' and 'Add travel insurance?' each request an object whose one property,
+    `value`, is a string, integer, number and boolean respectively."""
     run = await case.run("TYP-1", era)
     schemas = _schemas(run)
     for message, json_type in [("Who is travelling?", "string"), ("How many seats?", "integer"),
                                ("What is your budget?", "number"), ("Add travel insurance?", "boolean")]:
-        assert _value_of(_asked(schemas, message, run)).get("type") == json_type, schemas[message]
+        value = _value_of("TYP-1", _asked("TYP-1", schemas, message, run), message)
+        check("TYP-1", value.get("type") == json_type,
+              f"{message!r} requested a value of {brief(value)}; its type is {json_type!r}")
     case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-2")
 @async_case
 async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-2: 'Which airport?' requests an object with the one field
+    `code`; 'Which cabin?' a `value` with enum ['economy', 'business'] in that order;
+    'Which meal?' a `value` with enum of 'vegetarian' and 'standard'; 'Who is
+    travelling?' an object with the fields `first` and `last`."""
     run = await case.run("TYP-2", era)
     schemas = _schemas(run)
-    assert list(_asked(schemas, "Which airport?", run)["properties"]) == ["code"]
-    assert _value_of(_asked(schemas, "Which cabin?", run)).get("enum") == ["economy", "business"]
-    assert set(_value_of(_asked(schemas, "Which meal?", run)).get("enum", [])) == {"vegetarian", "standard"}
-    assert set(_asked(schemas, "Who is travelling?", run)["properties"]) == {"first", "last"}
+    airport = _asked("TYP-2", schemas, "Which airport?", run)
+    check("TYP-2", list(as_object(airport.get("properties"))) == ["code"],
+          f"the model question 'Which airport?' requested {brief(airport)}; its one field is 'code'")
+    cabin = _value_of("TYP-2", _asked("TYP-2", schemas, "Which cabin?", run), "Which cabin?")
+    check("TYP-2", cabin.get("enum") == ["economy", "business"],
+          f"the Literal question 'Which cabin?' requested {brief(cabin)}; enum ['economy', 'business'], in order")
+    meal = _value_of("TYP-2", _asked("TYP-2", schemas, "Which meal?", run), "Which meal?")
+    check("TYP-2", isinstance(meal.get("enum"), list) and set(meal["enum"]) == {"vegetarian", "standard"},
+          f"the Enum question 'Which meal?' requested {brief(meal)}; enum of 'vegetarian' and 'standard'")
+    who = _asked("TYP-2", schemas, "Who is travelling?", run)
+    check("TYP-2", set(as_object(who.get("properties"))) == {"first", "last"},
+          f"the model question 'Who is travelling?' requested {brief(who)}; its fields are 'first' and 'last'")
     case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-3")
 @async_case
 async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-3: 'How many seats?' requests a `value` with `exclusiveMinimum: 0`
+    or `minimum: 1`."""
     run = await case.run("TYP-3", era)
-    seats = _value_of(_asked(_schemas(run), "How many seats?", run))
-    assert seats.get("exclusiveMinimum") == 0 or seats.get("minimum") == 1, (
-        f"Field(gt=0) did not reach the schema: {seats}"
-    )
+    seats = _value_of("TYP-3", _asked("TYP-3", _schemas(run), "How many seats?", run), "How many seats?")
+    check("TYP-3", seats.get("exclusiveMinimum") == 0 or seats.get("minimum") == 1,
+          f"Field(gt=0) did not reach the schema: 'How many seats?' requested {brief(seats)}")
     case.assert_snapshot(snapshot)
 
 
@@ -299,35 +385,47 @@ UNSAYABLE = ("exclusiveMinimum", "exclusiveMaximum")
 @pytest.mark.checks("TYP-6")
 @async_case
 async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-6 completes, and each question of book_luggage requests a
+    `value` carrying every bound of its schema above that the form-mode schema can
+    state (`minimum`, `maximum`, `enum`) and its declared `title` and
+    `description`."""
     run = await case.run("TYP-6", era)
-    assert not run.failed, run.text
+    check("TYP-6", not run.failed, f"the call failed: {brief(run.text)}")
     schemas = _schemas(run)
     for param, question in load().tools["book_luggage"].questions.items():
-        value = _value_of(_asked(schemas, question.message, run))
-        wanted = {k: v for k, v in _value_of(question.schema() or {}).items() if k not in UNSAYABLE}
+        value = _value_of("TYP-6", _asked("TYP-6", schemas, question.message, run), question.message)
+        wanted = {k: v for k, v in (question.schema() or {})["properties"]["value"].items() if k not in UNSAYABLE}
         declared = {"title": question.title, "description": question.description}
         wanted.update({k: v for k, v in declared.items() if v is not None})
         lost = {k: v for k, v in wanted.items() if value.get(k) != v}
-        assert not lost, f"{param}: the requested schema {value} lost {lost} of its declaration"
+        check("TYP-6", not lost, f"{param}: the requested schema {brief(value)} lost {lost} of its declaration")
     case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-7")
 @async_case
 async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-7 completes; the cabin question's `value` lists its choices as
+    `oneOf` (or `anyOf`) of `const`/`title` pairs, exactly those above, and the
+    extras question's `value` is an array whose items are the listed choices
+    (`items.enum`, or `items.anyOf` of `const`s)."""
     run = await case.run("TYP-7", era)
-    assert not run.failed, run.text
+    check("TYP-7", not run.failed, f"the call failed: {brief(run.text)}")
     schemas = _schemas(run)
     questions = load().tools["book_cabin_extras"].questions
-    cabin = _value_of(_asked(schemas, questions["cabin"].message, run))
-    titled = {(o.get("const"), o.get("title")) for o in cabin.get("oneOf") or cabin.get("anyOf") or []}
-    assert titled == set(questions["cabin"].one_of), f"the titled choices are lost: {cabin}"
-    extras = _value_of(_asked(schemas, questions["extras"].message, run))
-    items = extras.get("items") or {}
-    offered = set(items.get("enum") or [o.get("const") for o in items.get("anyOf") or []])
-    assert extras.get("type") == "array" and offered == set(questions["extras"].items), (
-        f"the multiple choice is not an array of the listed items: {extras}"
-    )
+    message = questions["cabin"].message
+    cabin = _value_of("TYP-7", _asked("TYP-7", schemas, message, run), message)
+    options = cabin.get("oneOf") or cabin.get("anyOf") or []
+    titled = {(o.get("const"), o.get("title")) for o in options if isinstance(o, dict)} if isinstance(options, list) else set()
+    check("TYP-7", titled == set(questions["cabin"].one_of),
+          f"the titled choices are lost: {message!r} requested {brief(cabin)}")
+    message = questions["extras"].message
+    extras = _value_of("TYP-7", _asked("TYP-7", schemas, message, run), message)
+    items = extras.get("items") if isinstance(extras.get("items"), dict) else {}
+    listed = items.get("enum") or [o.get("const") for o in items.get("anyOf") or [] if isinstance(o, dict)]
+    offered = set(listed) if isinstance(listed, list) and all(isinstance(i, str) for i in listed) else set()
+    check("TYP-7", extras.get("type") == "array" and offered == set(questions["extras"].items),
+          f"the multiple choice is not an array of the listed items: {message!r} requested {brief(extras)}")
     case.assert_snapshot(snapshot)
 
 
@@ -336,8 +434,14 @@ async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, 
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
     case: Case, snapshot: Any, era: str
 ) -> None:
+    """Scenario ORD-4 returns 'Booked Paris on 2026-08-01' on 2026-07-28 (ERA-1) and
+    on 2025-11-25 (ERA-4)."""
     run = await case.run("ORD-4", era)
-    assert run.text == "Booked Paris on 2026-08-01"
+    check("ERA-4", not run.failed,
+          f"on {era} the declared tool failed ({brief(run.text)}); declared parameters are asked on every era")
+    check("ERA-1", run.text == "Booked Paris on 2026-08-01",
+          f"the declared tool returned {brief(run.text)} on {era}; on either era it returns "
+          "'Booked Paris on 2026-08-01'")
     case.assert_snapshot(snapshot)
 
 
@@ -345,14 +449,17 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any, era: str) -> None:
+    """ask_imperatively on 2026-07-28 fails (a JSON-RPC error or an error result);
+    SHOULD: its text names the era ('2026-07-28' or 'modern')."""
     async with case.peer(era) as peer:
         try:
             result = await peer.call_tool("ask_imperatively", {})
         except RpcError as error:
-            result = {"isError": True, "content": [{"text": str(error)}]}
+            result = {"isError": True, "content": [{"type": "text", "text": str(error)}]}
     text = result_text(result)
-    assert result.get("isError"), f"ctx.elicit() on a modern connection did not fail: {result}"
-    should("2026-07-28" in text or "modern" in text.lower(), "ERA-2/clear", f"the error names the era: {text!r}")
+    check("ERA-2", bool(result.get("isError")), f"ctx.elicit() on a modern connection did not fail: {brief(result)}")
+    should("ERA-2/clear", "2026-07-28" in text or "modern" in text.lower(),
+           f"the error does not name the era: {brief(text)}")
     case.assert_snapshot(snapshot)
 
 
@@ -360,28 +467,38 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
 @pytest.mark.revisions(HANDSHAKE)
 @async_case
 async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any, era: str) -> None:
+    """ask_imperatively on 2025-11-25 asks 'Where would you like to fly?' with
+    `elicitation/create`; answered 'Paris', it returns 'Booked a flight to Paris'."""
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era) as peer:
         run = await drive(peer, "ask_imperatively", {}, script)
-    assert not run.failed, run.text
-    assert run.text == "Booked a flight to Paris"
+    check("ERA-2", run.text == "Booked a flight to Paris" and not run.failed,
+          f"ctx.elicit() on {era}, answered 'Paris', ended {brief(run.text)}; it returns 'Booked a flight to Paris'")
     case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-3", "ERA-3/clear")
 @async_case
 async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
+    """guard_by_hand, answered 'Paris': on 2026-07-28 it returns 'Booked a flight to
+    Paris'. On 2025-11-25 it either does the same after asking 'destination' once
+    with `elicitation/create`, or fails; SHOULD: that error names an era
+    ('2026-07-28' or '2025-11-25')."""
     script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era) as peer:
         run = await drive(peer, "guard_by_hand", {}, script)
-    if era == MODERN or not run.failed:
-        # On the handshake era a framework may also serve the ask itself, over
-        # elicitation/create: then it must be the whole, correct exchange.
-        assert run.text == "Booked a flight to Paris", f"the hand-returned ask was mishandled: {run.text!r}"
-        if era != MODERN:
-            assert run.asked_params == [["destination"]], f"answered without asking: {run.asked_params}"
+    # On the handshake era a framework may fail the call, or serve the ask itself
+    # over elicitation/create: then it must be the whole, correct exchange.
+    served = run.text == "Booked a flight to Paris" and not run.failed
+    if era == MODERN:
+        check("ERA-3", served, f"the hand-returned ask was mishandled on {era}: the call ended {brief(run.text)}")
     else:
-        should("2026-07-28" in run.text or "2025-11-25" in run.text, "ERA-3/clear", f"the error names the era: {run.text!r}")
+        check("ERA-3", run.failed or (served and run.asked_params == [["destination"]]),
+              f"on {era} the call neither failed nor asked 'destination' once and booked Paris: it asked "
+              f"{run.asked_params} and ended {brief(run.text)}")
+        if run.failed:
+            should("ERA-3/clear", "2026-07-28" in run.text or "2025-11-25" in run.text,
+                   f"the error does not name the era: {brief(run.text)}")
     case.assert_snapshot(snapshot)
 
 
@@ -396,7 +513,8 @@ async def _book_without_form(
     the result, or the JSON-RPC error."""
     async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
         try:
-            return await peer.call_tool("book_destination", {"ref": ref}), None
+            result = await peer.call_tool("book_destination", {"ref": ref})
+            return (result if isinstance(result, dict) else {}), None
         except RpcError as error:
             return {}, error.error
 
@@ -408,12 +526,17 @@ async def _book_without_form(
 async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang(
     case: Case, snapshot: Any, declared: str, era: str,
 ) -> None:
+    """book_destination on 2025-11-25 from a client that declared no elicitation
+    capability, or only `{"url": {}}`: no `elicitation/create` is sent, the call fails
+    (a JSON-RPC error or an error result), and its body does not run."""
     ref = f"{case.run_id}-era-5-{declared}"
     result, error = await _book_without_form(case, era, declared, ref)
     asked = [m for d, m in case.transcript.messages if d == "server->client" and m.get("method") == "elicitation/create"]
-    assert not asked, f"sent elicitation/create to a client that declared {declared}: {asked}"
-    assert error is not None or result.get("isError"), f"the call should fail clearly: {result}"
-    assert await case.body_runs(ref) == 0
+    check("ERA-5", not asked, f"sent elicitation/create to a client that declared {declared!r}: {brief(asked)}")
+    check("ERA-5", error is not None or bool(result.get("isError")),
+          f"the call must fail clearly, but returned {brief(result)}")
+    runs = await case.body_runs(ref)
+    check("ERA-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
     case.assert_snapshot(snapshot)
 
 
@@ -424,21 +547,26 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
 async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     case: Case, snapshot: Any, declared: str, era: str,
 ) -> None:
+    """book_destination on 2026-07-28 from a client that declared no elicitation
+    capability, or only `{"url": {}}`, in its request `_meta`: the answer holds no
+    form `elicitation/create` request, the call fails, and its body does not run;
+    SHOULD: the refusal is the JSON-RPC error -32021 (missing required client
+    capability)."""
     ref = f"{case.run_id}-era-7-{declared}"
     result, error = await _book_without_form(case, era, declared, ref)
-    requests = (result.get("inputRequests") or {}).values()
-    forms = [r for r in requests if r.get("method") == "elicitation/create"
-             and (r.get("params") or {}).get("mode", "form") == "form"]
-    assert not forms, f"asked a client that declared {declared} a form question: {forms}"
-    assert error is not None or result.get("isError"), f"the call should fail: {result}"
-    assert await case.body_runs(ref) == 0
-    should(error is not None and error.get("code") == -32021, "ERA-7/clear",
-           f"the refusal is -32021, missing required client capability: {error or result}")
+    forms = [r for r in input_requests(result).values() if r.get("method") == "elicitation/create"
+             and (r.get("params") if isinstance(r.get("params"), dict) else {}).get("mode", "form") == "form"]
+    check("ERA-7", not forms, f"asked a client that declared {declared!r} a form question: {brief(forms)}")
+    check("ERA-7", error is not None or bool(result.get("isError")), f"the call must fail, but returned {brief(result)}")
+    runs = await case.body_runs(ref)
+    check("ERA-7", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
+    should("ERA-7/clear", error is not None and error.get("code") == -32021,
+           f"the refusal is {brief(error or result)}, not -32021 (missing required client capability)")
     case.assert_snapshot(snapshot)
 
 
 def _forgeries(state: str) -> dict[str, str]:
-    flipped = state[:-3] + ("A" if state[-3] != "A" else "B") + state[-2:]
+    flipped = state[:-3] + ("A" if state[-3:-2] != "A" else "B") + state[-2:]
     return {"flipped": flipped, "truncated": state[: len(state) // 2], "forged": "v1.AAAAAAAA", "empty": ""}
 
 
@@ -449,17 +577,23 @@ def _forgeries(state: str) -> dict[str, str]:
 async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
     case: Case, snapshot: Any, kind: str, era: str,
 ) -> None:
+    """Scenario BAT-1 on 2026-07-28 with the retry's requestState flipped (one
+    character changed near its end), truncated to half, forged ('v1.AAAAAAAA') or
+    empty: the call fails, or (empty only) asks its question again; the body never
+    runs."""
     async def forge(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
-        return {**params, "requestState": _forgeries(params.get("requestState", ""))[kind]}
+        return {**params, "requestState": _forgeries(str(params.get("requestState", "")))[kind]}
 
     scenario = case.scenario("BAT-1")
     run = await case.run("BAT-1", era, on_round=forge)
     if kind == "empty":
         # No state is "no progress": the question is asked again, never answered.
-        assert run.failed or len(run.rounds) > 1, run.text
+        check("SEC-1", run.failed or len(run.rounds) > 1,
+              f"with the state emptied, the call completed {brief(run.text)} instead of asking again or failing")
     else:
-        assert run.failed, f"a {kind} request_state was accepted: {run.text}"
-    assert await case.body_runs(scenario.arguments["ref"]) == 0
+        check("SEC-1", run.failed, f"a {kind} request_state was accepted: the call returned {brief(run.text)}")
+    runs = await case.body_runs(scenario.arguments["ref"])
+    check("SEC-1", runs == 0, f"the body ran {runs} time(s) on a {kind} request_state")
     case.assert_snapshot(snapshot)
 
 
@@ -469,23 +603,27 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
 async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
     case: Case, snapshot: Any, era: str,
 ) -> None:
+    """book_destination(ref) asks one question; its answer 'Paris' and requestState
+    are replayed on book_destination(another ref) and on book_trip(ref): each is
+    refused (a JSON-RPC error or an error result) or asks again; neither body
+    runs."""
     ref = f"{case.run_id}-sec-2"
     async with case.peer(era) as peer:
         first = await peer.call_tool("book_destination", {"ref": ref})
-        (key,) = first["inputRequests"]
-        answer = {key: {"action": "accept", "content": {"value": "Paris"}}}
+        keys = list(input_requests(first))
+        check("SEC-2", len(keys) == 1,
+              f"book_destination answered {brief(first)}; it asks one question, the destination")
+        answer = {keys[0]: {"action": "accept", "content": {"value": "Paris"}}}
         for tool, arguments in [("book_destination", {"ref": f"{ref}-other"}), ("book_trip", {"ref": ref})]:
             try:
-                result = await peer.call_tool(
-                    tool, arguments, inputResponses=answer, requestState=first["requestState"]
-                )
+                result = await peer.call_tool(tool, arguments, inputResponses=answer, **state_of(first))
             except RpcError:
                 continue
-            assert result.get("resultType") == "input_required" or result.get("isError"), (
-                f"state from book_destination({ref}) completed {tool}({arguments}): {result}"
-            )
-    assert await case.body_runs(ref) == 0
-    assert await case.body_runs(f"{ref}-other") == 0
+            check("SEC-2", result.get("resultType") == "input_required" or bool(result.get("isError")),
+                  f"state from book_destination({ref}) completed {tool}({arguments}): {brief(result)}")
+    for replayed in (ref, f"{ref}-other"):
+        runs = await case.body_runs(replayed)
+        check("SEC-2", runs == 0, f"the body of book_destination({replayed}) ran {runs} time(s) on replayed state")
     case.assert_snapshot(snapshot)
 
 
@@ -504,6 +642,11 @@ MALFORMED = {
 @pytest.mark.parametrize("kind", list(MALFORMED))
 @async_case
 async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str, era: str) -> None:
+    """book_destination on 2026-07-28, its one answer replaced by a sampling result,
+    a list instead of a string, an accept without content, the action 'maybe', a
+    200,000-character string, or a bare string: the body does not run and the call
+    fails or asks again; the 200,000-character answer may instead complete the call
+    with the whole string, once."""
     scenario = case.scenario("BAT-1")
     ref = scenario.arguments["ref"] + f"-{kind}"
 
@@ -515,10 +658,13 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
         run = await drive(peer, "book_destination", {"ref": ref}, Script("book_destination", {}, {}), on_round=garble)
     runs = await case.body_runs(ref)
     if kind == "huge" and not run.failed:
-        assert runs == 1 and run.text == "Booked a flight to " + "x" * 200_000
+        check("SEC-3", runs == 1 and run.text == "Booked a flight to " + "x" * 200_000,
+              f"a 200,000-character answer completed {brief(run.text)} with {runs} body run(s); "
+              "the whole answer, once")
     else:
-        assert runs == 0, f"the body ran on a {kind} reply: {run.text[:200]}"
+        check("SEC-3", runs == 0, f"the body ran {runs} time(s) on a {kind} reply: {brief(run.text)}")
         # Round 1 is the question; a second round is the question asked again.
-        assert run.failed or len(run.rounds) > 1, "a malformed reply must fail clearly or be asked again"
+        check("SEC-3", run.failed or len(run.rounds) > 1,
+              f"a {kind} reply completed the call {brief(run.text)}; it must fail clearly or be asked again")
     if kind != "huge":
         case.assert_snapshot(snapshot)

@@ -15,6 +15,12 @@ properties, checked on every example:
 - a call that does not complete never ran the body;
 - SHOULD: a failure caused by a bad answer names its parameter.
 
+Each example's checks are SEC-1's when it tampered with the state and SEC-3's
+otherwise (its replies were attacked, or the user's own answers were odd). A
+failure reads as its sentence and the smallest example hypothesis found, a few
+lines with long strings elided; a request that timed out ends the case as
+timed out at once, without shrinking.
+
 Profiles (environment `ELICIT_FUZZ`): `ci` (default) is derandomized, the same
 examples on every run, at least 1,000 rounds; `deep` is random, ten times
 longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
@@ -31,14 +37,14 @@ from typing import Any
 
 import anyio.from_thread
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elicit_conformance.case import Case, body_run_count
 from elicit_conformance.checks import names
-from elicit_conformance.driver import Run, Script, drive
-from elicit_conformance.verdict import NotTestable, should
-from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript
+from elicit_conformance.driver import Run, Script, as_object, drive, input_requests, state_of
+from elicit_conformance.verdict import CheckFailed, TimedOut, brief, check, should
+from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, missing_tools
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
@@ -73,8 +79,31 @@ class Plan:
     airport: str
     attacks: list[Any]
 
+    @property
+    def row(self) -> str:
+        """SEC-1 when the plan tampers with the state, else SEC-3 (its replies)."""
+        return "SEC-1" if any(a is not None and a[0] in STATE_ATTACKS for a in self.attacks) else "SEC-3"
+
+    def said(self) -> str:
+        """The plan in a few readable lines, long strings elided."""
+        lines = [f"answers: destination {brief(self.destination, 60)}, airport {brief(self.airport, 60)}"]
+        for number, step in enumerate(self.attacks, 1):
+            lines.append(f"round {number}: " + ("honest" if step is None else
+                         f"{step[0]} ({', '.join(brief(part, 40) for part in step[1:])})"))
+        return "; ".join(lines)
+
 
 plans = st.builds(Plan, answers, answers, st.lists(attack, max_size=4))
+#: Every attack kind once in each of the tool's two rounds, tried before any generated
+#: plan: whatever hypothesis draws, no kind of attack goes untried where it can land.
+EVERY_ATTACK = [
+    Plan("Paris", "CDG", [None] * round_ + [step])
+    for round_ in (0, 1)
+    for step in [
+        *((kind, 0.5, 1, "garbage!") for kind in STATE_ATTACKS),
+        *((kind, "destination" if round_ == 0 else "airport", 5, "x") for kind in REPLY_ATTACKS),
+    ]
+]
 
 
 @dataclass
@@ -86,6 +115,8 @@ class Tally:
 
 def _corrupt_state(state: str, kind: str, where: float, bit: int, text: str, foreign: dict[str, str]) -> str | None:
     if kind == "flip":
+        if not state:  # the server sent no state (it is optional): nothing to flip
+            return state
         index = min(int(where * len(state)), len(state) - 1)
         return state[:index] + chr(ord(state[index]) ^ (1 << bit)) + state[index + 1:]
     return {
@@ -113,28 +144,34 @@ def _corrupt_replies(replies: dict[str, Any], kind: str, target: str, value: Any
     return replies
 
 
-async def _request(peer: Peer, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+async def _request(peer: Peer, name: str, arguments: dict[str, Any], row: str = "SEC-1",
+                   **extra: Any) -> dict[str, Any]:
     """One request; a JSON-RPC error comes back as {"error": ...}. Anything else,
-    an unanswered request (the peer's timeout) included, is a failure."""
+    an unanswered request (the peer's timeout) included, is a failure of `row`."""
     try:
         result = await peer.call_tool(name, arguments, **extra)
     except RpcError as error:
-        assert isinstance(error.error.get("code"), int) and isinstance(error.error.get("message"), str), error.error
+        check(row, _well_formed(error.error), f"{name} answered a JSON-RPC error without an integer code "
+              f"and a string message: {brief(error.error)}")
         return {"error": error.error}
-    assert isinstance(result, dict), result
-    assert result.get("resultType") == "input_required" or "content" in result, f"malformed result: {result}"
+    check(row, result.get("resultType") == "input_required" or "content" in result,
+          f"{name} answered {brief(result)}: neither an ask nor a tool result")
     return result
+
+
+def _well_formed(error: dict[str, Any]) -> bool:
+    return isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
 
 
 async def _foreign_states(peer: Peer, ref: str) -> dict[str, str]:
     """State from another call of the same tool, carrying another user's answer
     (so crediting it shows), and from another tool."""
     other = await _request(peer, TOOL, {"ref": f"{ref}-other"})
-    replies = {key: {"action": "accept", "content": {"value": "Elsewhere"}} for key in other.get("inputRequests", {})}
+    replies = {key: {"action": "accept", "content": {"value": "Elsewhere"}} for key in input_requests(other)}
     later = await _request(peer, TOOL, {"ref": f"{ref}-other"},
-                           inputResponses=replies, requestState=other.get("requestState"))
+                           inputResponses=replies, **state_of(other))
     trip = await _request(peer, "book_trip", {"ref": f"{ref}-trip"})
-    return {"call": later.get("requestState", ""), "tool": trip.get("requestState", "")}
+    return {"call": str(later.get("requestState") or ""), "tool": str(trip.get("requestState") or "")}
 
 
 async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tally: Tally) -> None:
@@ -142,17 +179,18 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
     script = Script(TOOL, {}, honest)
     attacks = list(plan.attacks)
     blamed: str | None = None
+    row = plan.row
 
     async def corrupt(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         """This round's attack, if any, on what the client sends back."""
         nonlocal blamed
         asked = run.rounds[-1]
-        assert asked, f"an ask with no requests (round {number + 1})"
+        check(row, bool(asked), f"round {number + 1} was an ask with no requests")
         replies, state = params["inputResponses"], params.get("requestState")
         blamed = None
         step = attacks.pop(0) if attacks else None
         if step is not None and step[0] in STATE_ATTACKS:
-            state = _corrupt_state(state or "", *step, foreign)
+            state = _corrupt_state(state if isinstance(state, str) else "", *step, foreign)
         elif step is not None:
             kind, target, value, text = step
             replies = _corrupt_replies(replies, kind, target, value, text)
@@ -162,36 +200,42 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
 
     run = await drive(peer, TOOL, {"ref": ref}, script, on_round=corrupt)
     tally.rounds += len(run.rounds) + (0 if run.gave_up else 1)
-    ran = body_run_count(await _request(peer, "body_runs", {"ref": ref}))
+    ran = body_run_count(await _request(peer, "body_runs", {"ref": ref}, row))
     if run.error is not None and not run.gave_up:
-        assert isinstance(run.error.get("code"), int) and isinstance(run.error.get("message"), str), run.error
+        check(row, _well_formed(run.error), f"a JSON-RPC error without an integer code and a string message: "
+              f"{brief(run.error)}")
     if run.result is not None:
-        assert "content" in run.result, f"malformed result: {run.result}"
+        check(row, "content" in as_object(run.result), f"a tool result without content: {brief(run.result)}")
     if run.gave_up:
         verdict = "still asking"
-        assert ran == 0, "the body ran although the call never completed"
+        check(row, ran == 0, f"the body ran {ran} time(s) although the call never completed")
     elif run.failed:
         verdict = "refused"
-        assert ran == 0, f"the body ran although the call failed: {run.error or run.result}"
+        check(row, ran == 0, f"the body ran {ran} time(s) although the call failed: {brief(run.error or run.result)}")
         if blamed is not None and run.error is None:
-            should(names(run.text, blamed), "SEC-3/clear", f"the error names {blamed!r}: {run.text[:200]!r}")
+            should("SEC-3/clear", names(run.text, blamed), f"the error does not name {blamed!r}: {brief(run.text)}")
     else:
         verdict = "completed"
         expected = f"Booked a flight to {plan.destination}/{plan.airport}"
-        assert run.text == expected, f"completed with other data than the user gave: {run.text[:200]!r}"
-        assert ran == 1, f"the body ran {ran} times for one completed call"
+        check(row, run.text == expected, f"the call completed with other data than the user gave: {brief(run.text)}")
+        check(row, ran == 1, f"the body ran {ran} times for one completed call")
     tally.outcomes[verdict] = tally.outcomes.get(verdict, 0) + 1
 
 
 @pytest.mark.checks("SEC-1", "SEC-3", "SEC-3/clear", "INFO/fuzz")
 @pytest.mark.revisions(MODERN)
 def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: Case, era: str) -> None:
+    """Generated calls of book_reworded on 2026-07-28 (see the module above): every
+    answer is a well-formed result or JSON-RPC error; a call that completes returns
+    'Booked a flight to <destination>/<airport>' with exactly the user's answers and
+    ran its body once; a call that does not complete never ran its body. Needs
+    book_trip's state too (another tool's), and sees both completed and refused
+    calls."""
     tally = Tally()
     with anyio.from_thread.start_blocking_portal() as portal:
         tools = portal.call(case.tools)
-        for needed in (TOOL, "book_trip", "body_runs"):
-            if needed not in tools:
-                raise NotTestable(f"the target has no tool {needed!r}")
+        if missing := [needed for needed in (TOOL, "book_trip", "body_runs") if needed not in tools]:
+            raise missing_tools(missing)
         # One connection for every example, declaring elicitation, as a client
         # answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
@@ -199,14 +243,45 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
         ) as peer:
             foreign = portal.call(_foreign_states, peer, f"{case.run_id}-fuzz")
 
+            failing: list[Plan] = []
+
             @PROFILE
             @given(plan=plans)
-            def example(plan: Plan) -> None:
+            def attack_once(plan: Plan) -> None:
                 tally.examples += 1
                 ref = f"{case.run_id}-fuzz-{tally.examples}"
-                portal.call(_attack, peer, plan, ref, foreign, tally)
+                try:
+                    portal.call(_attack, peer, plan, ref, foreign, tally)
+                except TimedOut as error:
+                    raise _Abandoned(error) from None  # no shrinking: each try would wait the timeout again
+                except Exception:
+                    failing.append(plan)  # hypothesis replays the smallest failing example last
+                    raise
 
-            example()
+            for plan in reversed(EVERY_ATTACK):
+                attack_once = example(plan=plan)(attack_once)
+            try:
+                attack_once()
+            except _Abandoned as abandoned:
+                raise abandoned.error from None
+            except CheckFailed as error:
+                smallest = failing[-1].said() if failing else "not recorded"
+                raise CheckFailed(error.row, f"{error.sentence} Smallest failing example: {smallest}") from None
     case.inform("INFO/fuzz", {"rounds": tally.rounds, "examples": tally.examples, **tally.outcomes})
-    assert tally.rounds >= MIN_ROUNDS, f"only {tally.rounds} rounds were generated"
-    assert tally.outcomes.get("completed") and tally.outcomes.get("refused"), tally.outcomes
+    check("SEC-3", bool(tally.outcomes.get("completed")),
+          f"none of {tally.examples} generated calls completed ({tally.outcomes}), though most of their "
+          "rounds are honest answers")
+    check("SEC-1", bool(tally.outcomes.get("refused")),
+          f"none of {tally.examples} generated calls was refused ({tally.outcomes}), though many carry "
+          "tampered state or malformed replies")
+    check("SEC-3", tally.rounds >= MIN_ROUNDS,
+          f"only {tally.rounds} rounds in {tally.examples} calls: the server ends calls before the "
+          f"two rounds of {TOOL} ({tally.outcomes})")
+
+
+class _Abandoned(BaseException):
+    """Carries a timeout out of hypothesis, which would shrink (and wait again) on any Exception."""
+
+    def __init__(self, error: TimedOut) -> None:
+        super().__init__(str(error))
+        self.error = error

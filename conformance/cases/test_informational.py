@@ -16,6 +16,8 @@ from elicit_conformance.wire import MODERN
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_info_key_naming_and_state_size(case: Case, era: str) -> None:
+    """Scenario ORD-4 on 2026-07-28: records the `inputRequests` keys of each round
+    and the size of each requestState. Never fails for what it records."""
     run = await case.run("ORD-4", era)
     # Whatever the rounds were (ORD-4 judges them), they are the facts; a
     # target that never asks has none to report.

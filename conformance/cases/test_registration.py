@@ -1,9 +1,11 @@
 """REG cases and ERA-6, through the target's registration adapter.
 
-An in-process target without `registration()` beside its app fails them as
-"Not testable:"; URL and stdio targets skip them, since registration is not on
-the wire. See `conformance/registration.py` for the contract. ERA-6 is also
-judged on the wire: a catalog prompt the target exposes is rendered on both eras.
+Registration is not on the wire: URL and stdio targets skip the REG cases, and
+so does an in-process target without `registration()` beside its app (the same
+server scores the same in-process as over the wire). An adapter that lacks one
+probe makes that case "not testable". See `conformance/registration.py` for the
+contract. ERA-6 is also judged on the wire: a catalog prompt the target exposes
+is rendered on both eras.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from elicit_conformance.registration import (
     is_refusal,
 )
 from elicit_conformance.target import Target
-from elicit_conformance.verdict import NotTestable, should
+from elicit_conformance.verdict import NotTestable, brief, check, should
 from elicit_conformance.wire import RpcError
 
 
@@ -36,20 +38,28 @@ def probe(target: Target, probe_id: str) -> Any:
         )
     probes = target.registration_probes()
     if probes is None:
-        raise NotTestable(f"{target.spec} provides no registration() adapter (conformance/registration.py)")
+        pytest.skip(
+            f"{target.spec} provides no registration() adapter beside the app "
+            "(conformance/registration.py): registration errors are not on the wire"
+        )
     if probe_id not in probes:
-        raise NotTestable(f"the registration adapter has no probe {probe_id!r}")
+        raise NotTestable(f"the registration adapter has no probe {probe_id!r}",
+                          cause="the registration adapter lacks the probe")
     return probes[probe_id]
 
 
-def _attempt(register: Any, what: str) -> Exception | None:
+def _attempt(row: str, register: Any, what: str) -> Exception | None:
     """Register; the deliberate refusal if there was one. An internal error leaking is a failure."""
     try:
         register()
     except Exception as error:  # noqa: BLE001 - which exception is the verdict
-        assert is_refusal(error), f"{what} leaked {type(error).__name__}: {error}"
-        return error
-    return None
+        refusal: Exception | None = error
+    else:
+        refusal = None
+    check(row, refusal is None or is_refusal(refusal),
+          f"{what} raised {type(refusal).__name__} ({brief(str(refusal), 160)}), an internal error "
+          "rather than a deliberate registration error")
+    return refusal
 
 
 def _params(probe_ids: tuple[str, ...], *also: str) -> list[Any]:
@@ -58,24 +68,38 @@ def _params(probe_ids: tuple[str, ...], *also: str) -> list[Any]:
 
 @pytest.mark.parametrize("probe_id", _params(MUST_RAISE, "REG/clear"))
 def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -> None:
-    refusal = _attempt(probe(target, probe_id), probe_id)
-    if refusal is None:
-        pytest.fail(f"{probe_id}: the wrong wiring registered without an error")
+    """In-process, through the registration adapter: each wrong wiring raises a
+    deliberate registration error (see conformance/registration.py); SHOULD: its
+    message names what is at fault."""
+    row = probe_id.split("/")[0]
+    refusal = _attempt(row, probe(target, probe_id), f"registering the {probe_id} probe")
+    check(row, refusal is not None, f"{probe_id}: the wrong wiring registered without an error")
     message = str(refusal)
     for name in NAMED[probe_id]:
-        should(names(message, name), "REG/clear", f"{probe_id}: the error names {name!r}: {message!r}")
+        should("REG/clear", names(message, name), f"{probe_id}: the error does not name {name!r}: {brief(message)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(MUST_REGISTER))
 def test_reg_9_equivalent_spellings_register_and_hide_the_parameter(target: Target, probe_id: str) -> None:
-    schema = probe(target, probe_id)()
-    assert "seat" not in schema.get("properties", {}), f"{probe_id}: 'seat' is in the input schema"
-    assert "seat" not in schema.get("required", [])
+    """In-process, through the registration adapter: each right wiring registers,
+    and `seat` is not in the input schema it returns."""
+    row = probe_id.split("/")[0]
+    register = probe(target, probe_id)
+    try:
+        schema = register()
+    except Exception as error:  # noqa: BLE001 - the verdict is that it raised
+        check(row, False, f"{probe_id}: the right wiring was refused: {type(error).__name__}: {brief(str(error), 200)}")
+    schema = schema if isinstance(schema, dict) else {}
+    check(row, "seat" not in (schema.get("properties") or {}) and "seat" not in (schema.get("required") or []),
+          f"{probe_id}: 'seat' is in the input schema {brief(schema)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(MAY_RAISE))
 def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, probe_id: str) -> None:
-    _attempt(probe(target, probe_id), "registering a prompt with Elicit")
+    """In-process, through the registration adapter: a prompt, and a resource
+    template, declaring a question either register or raise a deliberate
+    registration error."""
+    _attempt("ERA-6", probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)")
 
 
 @pytest.mark.checks("ERA-6")
@@ -83,30 +107,35 @@ def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, pr
 async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     case: Case, snapshot: Any, era: str
 ) -> None:
+    """`prompts/list`: if the prompt greeting is listed, `name` is not one of its
+    arguments, and `prompts/get` with city Lisbon (answering 'Ada' if asked) renders
+    its template with the answer or the default. If it is not listed, its framework
+    must refuse the marker at registration (ERA-6 probe)."""
     prompt = load().prompts["greeting"]
     arguments = {"city": "Lisbon"}
     async with case.peer(era) as peer:
         try:
-            listed = (await peer.request("prompts/list", {})).get("prompts", [])
+            listed = (await peer.request("prompts/list", {})).get("prompts")
         except RpcError:  # no prompts capability: nothing is exposed
             listed = []
+        listed = [p for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
         entry = next((p for p in listed if p.get("name") == prompt.name), None)
         if entry is None:
             _refused_at_registration(case.target, prompt.name)
             case.assert_snapshot(snapshot)
             return
-        leaked = [a.get("name") for a in entry.get("arguments") or [] if a.get("name") in prompt.questions]
-        assert not leaked, f"the marker was ignored: {leaked} listed as arguments of prompt {prompt.name!r}"
+        arguments_listed = entry.get("arguments") if isinstance(entry.get("arguments"), list) else []
+        leaked = [a.get("name") for a in arguments_listed if isinstance(a, dict) and a.get("name") in prompt.questions]
+        check("ERA-6", not leaked, f"the marker was ignored: {leaked} listed as arguments of prompt {prompt.name!r}")
         script = Script(prompt.name, arguments, {"name": Reply("accept", {"value": "Ada"})})
         run = await drive(peer, prompt.name, arguments, script, method="prompts/get")
-    assert not run.failed, f"rendering prompt {prompt.name!r} failed: {run.text}"
+    check("ERA-6", not run.failed, f"rendering prompt {prompt.name!r} failed: {brief(run.text)}")
     asked = any(a.param == "name" for round_ in run.rounds for a in round_)
     expected = prompt.returns.format(**arguments, **({"name": "Ada"} if asked else prompt.defaults))
     rendered = result_text(run.result or {})
-    assert expected in rendered, (
-        f"prompt {prompt.name!r} rendered {rendered!r}, expected {expected!r} "
-        + ("(the answer given)" if asked else "(nothing was asked, so the default)")
-    )
+    check("ERA-6", expected in rendered,
+          f"prompt {prompt.name!r} rendered {brief(rendered)}, expected {expected!r} "
+          + ("(the answer given)" if asked else "(nothing was asked, so the default)"))
     case.assert_snapshot(snapshot)
 
 
@@ -117,8 +146,7 @@ def _refused_at_registration(target: Target, name: str) -> None:
             f"the target exposes no prompt {name!r}; whether its framework refuses the marker "
             "is judged at registration, in-process (ERA-6 probe)"
         )
-    if _attempt(probe(target, "ERA-6"), "registering a prompt with Elicit") is None:
-        pytest.fail(
-            f"a prompt declaring Elicit registers without error, but the target lists no "
-            f"prompt {name!r}: the prompt vanished (or the contract's prompt is not implemented)"
-        )
+    refusal = _attempt("ERA-6", probe(target, "ERA-6"), "registering a prompt with Elicit")
+    check("ERA-6", refusal is not None,
+          f"a prompt declaring Elicit registers without error, but the target lists no "
+          f"prompt {name!r}: the prompt vanished (or the contract's prompt is not implemented)")
