@@ -132,3 +132,15 @@ def test_a_case_claiming_a_missing_row_is_a_usage_error(tmp_path: Path) -> None:
     result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "--collect-only")
     assert result.returncode == pytest.ExitCode.USAGE_ERROR
     assert "checks 'RES-3', which is not in the requirement table" in result.output
+
+
+def test_a_generated_attack_that_succeeds_reads_as_a_sentence_and_its_smallest_example(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks")
+    (case,) = result.index["cases"]
+    message = case["message"]
+    assert case["status"] == "fail" and message.startswith("SEC-1: the call completed with other data than the user gave")
+    assert "Smallest failing example: answers: destination 'Paris', airport 'CDG'; round 1: honest; round 2: other-call" in message
+    assert len(message) < 600 and "\n" not in message
+    assert case["rows"]["SEC-1"]["status"] == "fail" and case["rows"]["SEC-3"]["status"] in ("pass", "not reached")
+    # The terminal says the same sentence, and no hypothesis repr or exception group.
+    assert "ExceptionGroup" not in result.output and "Falsifying example" not in result.output

@@ -15,6 +15,7 @@ from elicit_conformance.target import DEFAULT_SPEC, TargetError, command_target,
         ("elicit_conformance.reference.app:missing", "has no attribute 'missing'"),
         ("elicit_conformance.reference.app:Airport", "not an MCP server"),
         ("elicit_conformance.cases.test_scenarios:SCENARIOS", "not an MCP server"),
+        ("htp://127.0.0.1:8000/mcp", "looks like a URL, but the suite speaks streamable HTTP only"),
     ],
 )
 def test_bad_server_values_are_explained(spec: str, says: str) -> None:
@@ -106,3 +107,60 @@ def test_the_cases_say_so_when_their_plugin_is_disabled(pytester: pytest.Pyteste
     )
     assert result.ret != pytest.ExitCode.OK
     assert "disables (-p no:elicit_conformance): drop that option" in str(result.stdout)
+
+
+def test_a_wrong_http_path_is_said_as_the_http_status_it_was(pytester: pytest.Pytester, tmp_path) -> None:
+    from elicit_conformance.local_server import LocalServer
+
+    with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp_path / "uvicorn.log") as server:
+        wrong = server.url.replace("/mcp", "/wrong")
+        result = pytester.runpytest("--pyargs", "elicit_conformance.cases", f"--server={wrong}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert len(errors) == 1, str(result.stderr)
+    assert f"HTTP 404 Not Found from {wrong}: nothing is served at the path '/wrong'" in errors[0], errors[0]
+    assert "-32601" not in errors[0]
+
+
+HANGING_ATTACKS = """
+import anyio
+import mcp_types
+from fastmcp import Context, FastMCP
+
+app = FastMCP("hangs-under-attack")
+SCHEMA = {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}
+
+
+@app.tool
+def body_runs(ref: str) -> int:
+    return 0
+
+
+@app.tool
+def book_trip(ref: str) -> mcp_types.InputRequiredResult:
+    return mcp_types.InputRequiredResult(input_requests={"cabin": mcp_types.ElicitRequest(
+        params=mcp_types.ElicitRequestFormParams(message="Which cabin class?", requested_schema=SCHEMA))})
+
+
+@app.tool
+async def book_reworded(ref: str, ctx: Context) -> mcp_types.InputRequiredResult:
+    if ref.rsplit("-", 1)[-1].isdigit():  # a generated example's call: never answered
+        await anyio.sleep_forever()
+    return mcp_types.InputRequiredResult(input_requests={"destination": mcp_types.ElicitRequest(
+        params=mcp_types.ElicitRequestFormParams(message="Where would you like to fly?", requested_schema=SCHEMA))},
+        request_state="s")
+"""
+
+
+def test_a_timeout_inside_the_generated_attacks_ends_the_case_as_timed_out(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(hangs_under_attack=HANGING_ATTACKS)
+    result = pytester.runpytest_subprocess(
+        "--pyargs", "elicit_conformance.cases", "--server=hangs_under_attack:app", "--conformance-timeout=1",
+        "-k", "generated_attacks", "-p", "no:cacheprovider",
+    )
+    out = str(result.stdout)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    # At the first unanswered request, without shrinking (each try would wait again).
+    assert ("TIMED OUT: test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body[2026-07-28]: "
+            "timed out after 1 s: the server did not answer tools/call") in out
+    assert "CancelledError" not in out and "ExceptionGroup" not in out and "Traceback" not in out

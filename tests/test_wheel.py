@@ -125,7 +125,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
     home = tmp_path_factory.mktemp("venv")
     _run(sys.executable, "-m", "venv", home / "v")
-    _run(home / "v" / "bin" / "python", "-m", "pip", "install", "-q", wheel, PYTEST_FLOOR)
+    # With the xdist extra, as the README's install step says, for `-n`.
+    _run(home / "v" / "bin" / "python", "-m", "pip", "install", "-q", f"{wheel}[xdist]", PYTEST_FLOOR)
+    _run(home / "v" / "bin" / "python", "-m", "pip", "check")
     yield Venv(home / "v" / "bin")
 
 
@@ -138,6 +140,13 @@ def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
         assert needed in names, needed
     assert any(n.startswith("elicit_conformance/snapshots/test_scenarios/") for n in names)
     assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"
+
+
+def test_the_xdist_extra_spreads_the_cases_over_two_workers(venv: Venv, tmp_path: Path) -> None:
+    result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "-n", "2", "--conformance-report=report")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "created: 2/2 workers" in result.stdout or "2 workers [" in result.stdout, result.stdout[:2000]
+    assert (tmp_path / "report" / "index.json").exists()
 
 
 def test_suite_passes_against_the_bundled_reference_from_an_empty_folder(venv: Venv, tmp_path: Path) -> None:
