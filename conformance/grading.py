@@ -368,6 +368,11 @@ class ConformanceRun:
         if call.when == "call" or report.failed or report.skipped:
             ledger = item.stash.get(LEDGER, None)
             outcome.rows = row_results(outcome, ledger, error)
+            if ledger and (unclaimed := sorted(set(ledger.rows) - set(outcome.checks))):
+                problem = (f"{item.nodeid} checks {', '.join(unclaimed)} without claiming it: "
+                           "add it to the case's @pytest.mark.checks")
+                if problem not in self.report.problems:
+                    self.report.problems.append(problem)
         if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
             lines = normalize(case.transcript, {case.run_id: "<run>"})
             self.report.write_transcript(self.report_dir, outcome, lines)

@@ -21,7 +21,8 @@ from tests.suite import ROOT, SuiteRun, run
 
 SEEDS = (1, 2)
 #: Short limits: a dropped answer costs one timeout, a dropped first answer one start-up.
-LIMITS = ("--conformance-timeout=3", "--conformance-startup=10")
+#: "Timed out" is an accepted outcome here, so a slow answer cannot fail the test.
+LIMITS = ("--conformance-timeout=1", "--conformance-startup=10")
 SUITE_MODULES = ("elicit_conformance", "conformance/")
 
 

@@ -191,9 +191,11 @@ def _alive(pid: int) -> bool:
 def test_a_stdio_server_that_takes_15_s_to_start_is_reached(tmp_path: Path) -> None:
     """Starting is not a request: the first answer gets the start-up allowance (120 s
     by default), not the 10 s the MCP client gives `server/discover`, nor the
-    per-request timeout, here cut to 5 s."""
+    per-request timeout, here cut to 5 s. (Only the first process sleeps: one is proof.)"""
     (tmp_path / "counting.py").write_text(COUNTING.format(body_first=False))
-    command = f"sh -c 'sleep 15; exec {sys.executable} {tmp_path / 'counting.py'}'"
+    slept = tmp_path / "slept"
+    command = (f"sh -c '[ -e {slept} ] || {{ touch {slept}; sleep 15; }}; "
+               f"exec {sys.executable} {tmp_path / 'counting.py'}'")
     result = run(tmp_path / "run", f"--server-command={command}", "--revision=2026-07-28", "-k", "BAT-1",
                  "--conformance-timeout=5")
     assert result.returncode == 0, result.output[-3000:]
