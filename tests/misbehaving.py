@@ -42,7 +42,12 @@ class Mischief:
         self.acts, self.weights = list(acts), list(acts.values())
 
     def act(self, message: Any) -> str | None:
-        """The act to do to this message, if any."""
+        """The act to do to this message, if any. The handshake and the tool list are
+        left alone: the suite reaches a target through them before any case, and a
+        target it cannot reach gets one usage error, which proves nothing about the cases."""
+        result = message.get("result") if isinstance(message, dict) else None
+        if isinstance(result, dict) and ("capabilities" in result or "tools" in result):
+            return None
         if not isinstance(message, dict) or self.random.random() >= self.rate:
             return None
         act = self.random.choices(self.acts, self.weights)[0]

@@ -9,13 +9,13 @@ the contract is declared not implemented.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.revisions import ERAS
-from tests.suite import ROOT, SuiteRun, run
+from tests.suite import ROOT, SuiteRun, finish, start
 
 PEER = ROOT / "fixtures" / "peers" / "contract_guard.py"
 DECLARED = f"--conformance-not-implemented={PEER.with_suffix('.not-implemented.txt')}"
@@ -36,27 +36,30 @@ def _passes(result: SuiteRun) -> dict[str, str]:
     passed = [case for case in result.index["cases"] if case["status"] == "pass"]
     assert {case["revision"] for case in passed} >= set(ERAS), "both revisions ran"
     assert len(passed) >= 40, f"only {len(passed)} cases ran: the server proves too little"
-    return statuses
+    # Registration is not on the wire: compared without it.
+    return {n: s for n, s in statuses.items() if "test_registration.py" not in n}
 
 
 @pytest.fixture(scope="module")
-def in_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return _passes(run(tmp_path_factory.mktemp("in-process") / "run", f"--server={MODULE}:app", DECLARED))
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
+    """The three transports at once."""
+    tmp = tmp_path_factory.mktemp("contract-server")
+    with LocalServer(f"{MODULE}:asgi", log=tmp / "uvicorn.log") as server:
+        options = {
+            "in-process": (f"--server={MODULE}:app",),
+            "stdio": (f"--server-command={sys.executable} {PEER}",),
+            "http": (f"--server={server.url}",),
+        }
+        started = {name: start(tmp / name, *target, DECLARED, env=None if name == "in-process" else QUICK)
+                   for name, target in options.items()}
+        yield {name: finish(process, tmp / name) for name, process in started.items()}
 
 
-def test_in_process(in_process: dict[str, str]) -> None:
-    assert "pass" in in_process.values()
+@pytest.mark.parametrize("transport", ["in-process", "stdio", "http"])
+def test_every_case_of_its_tools_passes(runs: dict[str, SuiteRun], transport: str) -> None:
+    _passes(runs[transport])
 
 
-def test_over_stdio(tmp_path: Path, in_process: dict[str, str]) -> None:
-    statuses = _passes(run(tmp_path / "run", f"--server-command={sys.executable} {PEER}", DECLARED, env=QUICK))
-    # The same verdicts as in-process (registration aside: it is not on the wire).
-    assert {n: s for n, s in statuses.items() if "test_registration.py" not in n} == \
-        {n: s for n, s in in_process.items() if "test_registration.py" not in n}
-
-
-def test_over_http(tmp_path: Path, in_process: dict[str, str]) -> None:
-    with LocalServer(f"{MODULE}:asgi", log=tmp_path / "uvicorn.log") as server:
-        statuses = _passes(run(tmp_path / "run", f"--server={server.url}", DECLARED, env=QUICK))
-    assert {n: s for n, s in statuses.items() if "test_registration.py" not in n} == \
-        {n: s for n, s in in_process.items() if "test_registration.py" not in n}
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_same_verdicts_on_the_wire_as_in_process(runs: dict[str, SuiteRun], transport: str) -> None:
+    assert _passes(runs[transport]) == _passes(runs["in-process"])

@@ -3,7 +3,8 @@
 The whole suite runs against `tests.misbehaving`, the reference with what it
 sends garbled by seed (fields omitted or of the wrong type, content emptied,
 messages dropped, duplicated, delayed, truncated, HTTP 500s, a process that
-exits mid-call), over stdio and over HTTP. Whatever happens, every case ends
+exits mid-call; the handshake and the tool list aside, through which the suite
+first reaches a target), over stdio and over HTTP. Whatever happens, every case ends
 as pass, fail with a sentence naming its row, timed out, or not testable:
 pytest reports no internal error, and no case's reason is an exception of the
 suite's own code.
@@ -11,25 +12,27 @@ suite's own code.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from elicit_conformance.local_server import LocalServer
-from tests.suite import ROOT, SuiteRun, run
+from tests.suite import ROOT, SuiteRun, finish, start
 
 SEEDS = (1, 2)
 #: Short limits: a dropped answer costs one timeout, a dropped first answer one start-up.
 #: "Timed out" is an accepted outcome here, so a slow answer cannot fail the test.
-LIMITS = ("--conformance-timeout=1", "--conformance-startup=10")
+LIMITS = ("--conformance-timeout=3", "--conformance-startup=30")
 SUITE_MODULES = ("elicit_conformance", "conformance/")
 
 
 def _judged(result: SuiteRun, acts: Path) -> None:
-    assert acts.exists() and len(acts.read_text().splitlines()) >= 5, "the server misbehaved too little to prove anything"
     assert "INTERNALERROR" not in result.output, result.output[-4000:]
     assert result.returncode in (0, 1), f"pytest exited {result.returncode}:\n{result.output[-4000:]}"
+    assert acts.exists() and len(acts.read_text().splitlines()) >= 5, "the server misbehaved too little to prove anything"
     cases = result.index["cases"]
     assert cases, result.output[-3000:]
     others = [c for c in cases if c["status"] not in ("pass", "skipped")]
@@ -48,18 +51,28 @@ def _judged(result: SuiteRun, acts: Path) -> None:
     assert not tracebacks, tracebacks[:5]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_over_stdio(tmp_path: Path, seed: int) -> None:
-    acts = tmp_path / "acts.log"
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, int], tuple[SuiteRun, Path]]]:
+    """Every seed on both transports, all at once: the runs mostly wait out timeouts."""
+    tmp = tmp_path_factory.mktemp("misbehaving")
     command = f"{sys.executable} -m tests.misbehaving -- {sys.executable} -m elicit_conformance.reference"
-    env = {"MISBEHAVE_SEED": str(seed), "MISBEHAVE_LOG": str(acts), "ELICIT_FUZZ": "quick", "PYTHONPATH": str(ROOT)}
-    _judged(run(tmp_path / "run", f"--server-command={command}", *LIMITS, env=env), acts)
+    with contextlib.ExitStack() as stack:
+        started = {}
+        for seed in SEEDS:
+            acts = {transport: tmp / f"{transport}-{seed}.acts" for transport in ("stdio", "http")}
+            mischief = {"MISBEHAVE_SEED": str(seed), "PYTHONPATH": str(ROOT)}
+            server = stack.enter_context(LocalServer(
+                "tests.misbehaving:asgi", env={**mischief, "MISBEHAVE_LOG": str(acts["http"])},
+                log=tmp / f"uvicorn-{seed}.log"))
+            targets = {"stdio": f"--server-command={command}", "http": f"--server={server.url}"}
+            for transport, target in targets.items():
+                env = {"ELICIT_FUZZ": "quick", **mischief, "MISBEHAVE_LOG": str(acts[transport])}
+                directory = tmp / f"{transport}-{seed}"
+                started[(transport, seed)] = (start(directory, target, *LIMITS, env=env), directory, acts[transport])
+        yield {key: (finish(process, directory), acts) for key, (process, directory, acts) in started.items()}
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_over_http(tmp_path: Path, seed: int) -> None:
-    acts = tmp_path / "acts.log"
-    env = {"MISBEHAVE_SEED": str(seed), "MISBEHAVE_LOG": str(acts), "PYTHONPATH": str(ROOT)}
-    with LocalServer("tests.misbehaving:asgi", env=env, log=tmp_path / "uvicorn.log") as server:
-        result = run(tmp_path / "run", f"--server={server.url}", *LIMITS, env={"ELICIT_FUZZ": "quick"})
-    _judged(result, acts)
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_no_crash_of_the_suite(runs: dict[tuple[str, int], tuple[SuiteRun, Path]], transport: str, seed: int) -> None:
+    _judged(*runs[(transport, seed)])
