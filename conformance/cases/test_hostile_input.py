@@ -21,6 +21,10 @@ failure reads as its sentence and the smallest example hypothesis found, a few
 lines with long strings elided; a request that timed out ends the case as
 timed out at once, without shrinking.
 
+Before any generated plan, every attack kind is tried once in each of the
+tool's two rounds (`EVERY_ATTACK`): which examples hypothesis draws depends on
+the test's own source, and no kind of attack may go untried because of it.
+
 Profiles (environment `ELICIT_FUZZ`): `ci` (default) is derandomized, the same
 examples on every run, at least 1,000 rounds; `deep` is random, ten times
 longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
