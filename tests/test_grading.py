@@ -3,6 +3,7 @@ requirement table's coverage. Each runs the real suite in a child process."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,13 @@ def test_without_the_entry_the_case_fails(tmp_path: Path) -> None:
     result = run(tmp_path / "run", NO_DIGEST)
     assert result.returncode == 1
     assert [n for n, s in result.statuses().items() if s != "pass"] == [DIG_1]
+    # Every report says the same sentence: JUnit's message, index.json, the terminal.
+    (failure,) = ET.parse(tmp_path / "run" / "junit.xml").iter("failure")
+    (case,) = [c for c in result.index["cases"] if c["nodeid"] == DIG_1]
+    assert failure.get("message") == case["message"] and case["message"].startswith("DIG-1: reworded while")
+    assert case["rows"] == {"DIG-1": {"status": "fail", "message": case["message"]}, "DIG-2": {"status": "pass"}}
+    assert f"FAIL: {case['test_id']}: {case['message']}" in result.output
+    assert "AssertionError" not in result.output and "Traceback" not in result.output
 
 
 def test_a_stale_entry_fails_the_run(tmp_path: Path) -> None:
