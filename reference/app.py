@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import importlib.util
 import time
+from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 import mcp_types
 from fastmcp import Context
 from fastmcp.dependencies import Depends
+from fastmcp.utilities.tasks import TaskConfig
 from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
@@ -23,6 +26,17 @@ from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.reference.records import from_environment, seal_from_environment
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
+
+# Background tasks need the `tasks` extra (fastmcp-tasks). Without it the tools
+# the catalog marks "task" are ordinary tools and the TASK cases read "not implemented".
+if importlib.util.find_spec("fastmcp_tasks") is not None:
+    from elicit_conformance.reference.tasks import DeclarativeTasks
+
+    app.add_extension(DeclarativeTasks())
+    # A short poll interval keeps a tasked call's wall time close to the foreground's.
+    TASK: TaskConfig | bool = TaskConfig(mode="optional", poll_interval=timedelta(milliseconds=50))
+else:
+    TASK = False
 
 #: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3) and
 #: question copy per `ref` (DIG-1), shared by every process of one deployment.
@@ -39,7 +53,7 @@ def body_runs(ref: str) -> int:
     return int(_records.get(f"runs:{ref}") or 0)
 
 
-@app.tool
+@app.tool(task=TASK)
 def book_destination(
     ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]
 ) -> str:
@@ -48,7 +62,7 @@ def book_destination(
     return f"Booked a flight to {destination}"
 
 
-@app.tool
+@app.tool(task=TASK)
 def book_trip(
     ref: str,
     destination: Annotated[str, Elicit("Where would you like to fly?")],
@@ -63,7 +77,7 @@ def which_airport(destination: str) -> Elicit[str]:
     return Elicit(f"Which airport in {destination}?", response_type=str)
 
 
-@app.tool
+@app.tool(task=TASK)
 def book_airport(
     destination: Annotated[str, Elicit("Where would you like to fly?")],
     airport: Annotated[str, Elicit(which_airport)],
@@ -112,7 +126,7 @@ def plan_chain(
     return f"{origin}->{destination}, back {return_date}"
 
 
-@app.tool
+@app.tool(task=TASK)
 async def book_seat(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
     return f"Seat: {seat or 'no preference'}"
 

@@ -21,7 +21,7 @@ import mcp_types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.context import Context
-from fastmcp.server.dependencies import get_context, resolve_dependencies
+from fastmcp.server.dependencies import resolve_dependencies
 from mcp.shared.exceptions import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapabilityErrorData
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -54,8 +54,9 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
     is_async = inspect.iscoroutinefunction(inspect.unwrap(unpartial(fn)))
 
     async def tool(**kwargs: Any) -> Any:
+        ctx = kwargs.pop(_CONTEXT)
         try:
-            outcome = await _fill(questions, kwargs, get_context(), Body(fn, kwargs, is_async))
+            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async))
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         if isinstance(outcome, Ask):  # the body does not run this leg (BAT-2)
@@ -69,11 +70,13 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
             )
         return outcome.result
 
-    tool.__signature__ = signature.replace(parameters=model_facing)  # type: ignore[attr-defined]
+    # A declared Context is what fastmcp injects everywhere, a task's worker
+    # included (there `get_context()` finds none); it is not in the input schema.
+    context = inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    tool.__signature__ = signature.replace(parameters=_with(model_facing, context))  # type: ignore[attr-defined]
     tool.__annotations__ = {
-        name: hint
-        for name, hint in annotations_of(fn).items()
-        if name not in elicited
+        **{name: hint for name, hint in annotations_of(fn).items() if name not in elicited},
+        _CONTEXT: Context,
     }
     tool.__name__ = name_of(fn)
     tool.__qualname__ = getattr(fn, "__qualname__", tool.__name__)
@@ -81,6 +84,16 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
     tool.__module__ = getattr(unpartial(fn), "__module__", __name__)
     tool.__elicit_questions__ = questions  # type: ignore[attr-defined]
     return tool
+
+
+#: The generated tool's own Context parameter; a name no tool declares.
+_CONTEXT = "_elicit_context"
+
+
+def _with(parameters: list[inspect.Parameter], extra: inspect.Parameter) -> list[inspect.Parameter]:
+    """`parameters` with a keyword-only `extra`, before any `**kwargs`."""
+    tail = [p for p in parameters if p.kind is inspect.Parameter.VAR_KEYWORD]
+    return [p for p in parameters if p not in tail] + [extra] + tail
 
 
 @dataclass(frozen=True)
@@ -115,13 +128,20 @@ class Body:
 async def _fill(
     questions: tuple[Question, ...], kwargs: Mapping[str, Any], ctx: Context, body: Body
 ) -> Ask | Ran:
-    """This leg's questions on a modern connection, or the body's result once
-    every value is known."""
+    """This leg's questions on a modern connection or in a background task, or
+    the body's result once every value is known.
+
+    A task is answered the modern way (TASK-2): its worker has no open call to
+    send `elicitation/create` on, and the tasks extension keeps each leg's
+    state and answers in its store. The client's capabilities were checked
+    when the task was created (`reference.tasks`): a worker has no client.
+    """
     rc = ctx.request_context
-    if rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS:
+    in_task = ctx.is_background_task
+    if in_task or (rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS):
         leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
         outcome = await _run_leg(leg, body)
-        if isinstance(outcome, Ask):
+        if isinstance(outcome, Ask) and not in_task:
             _require_form_elicitation(ctx, outcome, modern=True)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
@@ -129,34 +149,47 @@ async def _fill(
 
 
 def _require_form_elicitation(ctx: Context, ask: Ask, *, modern: bool) -> None:
-    """Ask only a client that declared form elicitation (a bare `elicitation: {}`,
-    from before modes existed, counts; URL mode alone does not).
+    """Ask only a client that declared form elicitation.
 
     Raises:
-        MCPError: On 2026-07-28, -32021 with the capability required, as the
-            protocol's missing-capability error.
+        MCPError: On 2026-07-28, -32021 (see `missing_form_elicitation`).
         ElicitationFailed: On the handshake era, a tool error saying the same.
     """
+    if declares_form_elicitation(ctx):
+        return
+    if not modern:
+        raise ElicitationFailed(_cannot_ask(list(ask.requests)))
+    raise missing_form_elicitation(list(ask.requests))
+
+
+def declares_form_elicitation(ctx: Context) -> bool:
+    """Whether this request's client declared form elicitation (a bare
+    `elicitation: {}`, from before modes existed, counts; URL mode alone does not)."""
     capabilities = ctx.session.client_capabilities
     elicitation = capabilities.elicitation if capabilities is not None else None
-    if elicitation is not None and (elicitation.form is not None or elicitation.url is None):
-        return
-    names = ", ".join(repr(name) for name in ask.requests)
-    message = (
-        f"This tool must ask the user for {names}, but the client did not declare the "
-        "form elicitation capability. Connect with a client that handles form elicitation."
-    )
-    if not modern:
-        raise ElicitationFailed(message)
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def missing_form_elicitation(names: list[str]) -> MCPError:
+    """The protocol's missing-capability error (-32021) for a 2026-07-28 client that
+    must be asked `names` and cannot be, naming the capability it lacks."""
     required = mcp_types.ClientCapabilities(
         elicitation=mcp_types.ElicitationCapability(form=mcp_types.FormElicitationCapability())
     )
-    raise MCPError(
+    return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=message,
+        message=_cannot_ask(names),
         data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
             by_alias=True, mode="json", exclude_none=True
         ),
+    )
+
+
+def _cannot_ask(names: list[str]) -> str:
+    listed = ", ".join(repr(name) for name in names)
+    return (
+        f"This tool must ask the user for {listed}, but the client did not declare the "
+        "form elicitation capability. Connect with a client that handles form elicitation."
     )
 
 
