@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, ParamSpec
 
 import anyio
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import OnRound, Run, Script, drive
+from elicit_conformance.driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
 from elicit_conformance.normalize import normalize, render
 from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
-from elicit_conformance.verdict import Broken, CheckFailed, brief, unwrapped
-from elicit_conformance.wire import MODERN, Peer, Transcript, declared_modes, missing_tool
+from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, brief, unwrapped
+from elicit_conformance.wire import MODERN, TASKS, Peer, Transcript, declared_modes, missing_tool
 
 P = ParamSpec("P")
 
@@ -57,14 +58,17 @@ class Case:
         return load().scenarios[case_id].for_run(self.run_id)
 
     @contextlib.asynccontextmanager
-    async def peer(self, era: str, *, elicitation: bool | tuple[str, ...] = True) -> AsyncIterator[Peer]:
-        """A recorded connection at `era`; `drive()` answers the questions on it."""
+    async def peer(
+        self, era: str, *, elicitation: bool | tuple[str, ...] = True, tasks: bool = False
+    ) -> AsyncIterator[Peer]:
+        """A recorded connection at `era`; `drive()` answers the questions on it.
+        With `tasks` the client declares the tasks extension (see `task_peer`)."""
         tools = await self.tools()
         modes = declared_modes(elicitation)
         self._client = (era, modes)
         try:
             async with self.target.connect(
-                era, self.transcript, elicitation=modes, tools=tools, timeout=self.timeout,
+                era, self.transcript, elicitation=modes, tools=tools, timeout=self.timeout, tasks=tasks,
             ) as peer:
                 yield peer
         except BaseExceptionGroup as group:
@@ -91,6 +95,47 @@ class Case:
         async with self.peer(era) as peer:
             return await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
 
+    @contextlib.asynccontextmanager
+    async def task_peer(self, *, elicitation: bool | tuple[str, ...] = True) -> AsyncIterator[Peer]:
+        """A 2026-07-28 connection whose client opts into the tasks extension on every
+        request, to a target that offers it.
+
+        Raises:
+            NotOffered: The target does not advertise the extension.
+        """
+        async with self.peer(MODERN, elicitation=elicitation, tasks=True) as peer:
+            if not peer.offers(TASKS):
+                raise no_tasks_extension()
+            yield peer
+
+    async def run_task(
+        self,
+        case_id: str,
+        *,
+        arguments: Mapping[str, Any] | None = None,
+        answers: Mapping[str, Any] | None = None,
+        on_episode: OnEpisode | None = None,
+        elicitation: bool | tuple[str, ...] = True,
+        peer: Peer | None = None,
+    ) -> TaskRun:
+        """Drive the catalog scenario `case_id` as a task, within the case's timeout,
+        on `peer` or a connection of its own."""
+        scenario = self.scenario(case_id)
+        if scenario.tool not in await self.tools():
+            raise missing_tool(scenario.tool)
+        arguments = arguments if arguments is not None else scenario.arguments
+        script = Script(scenario.tool, arguments, answers or scenario.answers)
+        if peer is not None:
+            return await drive_task(peer, scenario.tool, arguments, script,
+                                    deadline=self.deadline(), on_episode=on_episode)
+        async with self.task_peer(elicitation=elicitation) as own:
+            return await drive_task(own, scenario.tool, arguments, script,
+                                    deadline=self.deadline(), on_episode=on_episode)
+
+    def deadline(self) -> float:
+        """When a wait that spans many requests (a task's polling) gives up."""
+        return anyio.current_time() + (self.timeout if self.timeout is not None else math.inf)
+
     async def body_runs(self, ref: str) -> int:
         """How often the body ran for `ref`, asked by the same kind of client that
         made the call: over stdio that is the process that served it."""
@@ -110,6 +155,16 @@ class Case:
                 "the wire transcript differs from its golden file in snapshots/ (syrupy's report "
                 "below names it); if the change is meant, regenerate with --snapshot-update"
             )
+
+
+def no_tasks_extension() -> NotOffered:
+    return NotOffered(
+        f"the target does not offer the tasks extension ({TASKS} is not among the extensions "
+        "its server/discover lists), so it runs no tool as a task and its TASK cases do not "
+        "apply; a target that serves task-capable tools advertises it (the bundled reference "
+        "does once the tasks extra is installed: pip install 'elicit-conformance[tasks]')",
+        cause=f"{TASKS} not offered",
+    )
 
 
 def async_case(test: Callable[P, Awaitable[None]]) -> Callable[P, None]:

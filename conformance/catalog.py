@@ -93,6 +93,8 @@ class Tool:
     profile: str = "core"
     #: The description the tool is listed with, where the catalog fixes one (SCH-3).
     description: str | None = None
+    #: A target that offers the tasks extension runs it as a task when asked (TASK).
+    task: bool = False
 
     def depth(self, param: str, among: frozenset[str] | None = None) -> int:
         """The round a question is asked in: 1 + the depth of the questions it quotes
@@ -239,7 +241,7 @@ def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
         raise CatalogError(f"tool {name}: profile {profile!r} is not one of {PROFILES}")
     return Tool(
         name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), profile,
-        spec.get("description"),
+        spec.get("description"), bool(spec.get("task")),
     )
 
 

@@ -17,6 +17,19 @@ from elicit_conformance.verdict import brief, check
 from elicit_conformance.wire import MODERN
 
 
+def scenario_checks(case_id: str, era: str) -> list[str]:
+    """The requirement rows one scenario checks on one revision."""
+    scenario = load().scenarios[case_id]
+    checks = [scenario.family]
+    if era == MODERN and any(len(round_) > 1 for round_ in scenario.expect.rounds):
+        checks.append("BAT-4")  # signature order within a round
+    if era != MODERN and scenario.expect.rounds:
+        checks.append("ORD-7")  # each question once, after what it quotes
+    if scenario.expect.error_should:
+        checks.append(f"{checks[0]}/clear")
+    return checks
+
+
 def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
     """Modern: exactly the expected rounds (the family's row), each in signature
     order (BAT-4). Handshake: each expected question (the family's row), each once

@@ -73,6 +73,20 @@ RULES: tuple[tuple[str, str], ...] = (
      "the suite keeps one process per kind of client for the run and sends the question to the one "
      "that served the call). Only a deployment of several processes behind one address must share "
      "the count."),
+    ("Background tasks (TASK, optional).",
+     "A target that runs tools as tasks advertises `io.modelcontextprotocol/tasks` under "
+     "`capabilities.extensions` in `server/discover`; without it every TASK case reads \"not "
+     "implemented\" (the server's own capabilities say so) and does not fail the run. With it, each tool marked *Task* below runs as a task when a 2026-07-28 "
+     "client declares the extension in the request's `_meta[\"io.modelcontextprotocol/clientCapabilities\"]"
+     ".extensions`: `tools/call` answers `{\"resultType\": \"task\", \"taskId\", \"status\"}`; "
+     "`tasks/get {taskId}` reports `working`, `input_required` with `inputRequests` (the same "
+     "questions as in the foreground, an episode per round, in signature order), `completed` with the "
+     "tool's whole `CallToolResult` in `result` (a refused call too, with `isError`), `failed` with an "
+     "`error`, or `cancelled`; `tasks/update {taskId, inputResponses}` answers some or all of an "
+     "episode's keys; `tasks/cancel {taskId}` cancels. The suite polls at the task's `pollIntervalMs` "
+     "within the run's timeout, so keep it short. A client without form elicitation is never asked "
+     "inside a task: refuse the creation with -32021, or end the task without asking. On 2025-11-25 "
+     "the same tools run in the foreground and `tasks/*` are not methods."),
     ("Time.",
      "Each request must be answered within the run's timeout (`--conformance-timeout`, 30 s by "
      "default); a case that waits longer ends as \"timed out\". A stdio server's start is not a "
@@ -245,6 +259,9 @@ def render() -> str:
         out += [f"- Arguments: {arguments}", f"- Returns: `{tool.returns}`"]
         if tool.description is not None:
             out.append(f"- Description, listed exactly (SCH-3): `{tool.description}`")
+        if tool.task:
+            out.append("- Task: runs as a task for a client that opts in, on a target that offers "
+                       "the tasks extension (TASK).")
         if tool.profile == "python":
             out.append("- Profile: Python spelling. A server in another language leaves it out; "
                        "only the scenario that uses it is then not testable.")
@@ -326,7 +343,7 @@ def data() -> dict[str, Any]:
         "tools": {
             name: {
                 "arguments": dict(tool.arguments), "returns": tool.returns, "description": tool.description,
-                "profile": tool.profile, "checked_by": sorted(used[name]),
+                "profile": tool.profile, "task": tool.task, "checked_by": sorted(used[name]),
                 "questions": {
                     param: {"message": q.message, "needs": list(q.needs), "optional": q.optional,
                             "requested_schema": q.schema()}

@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import mcp_types
 
 from elicit_conformance.catalog import Reply, load
+from elicit_conformance.verdict import TimedOut, brief
 from elicit_conformance.wire import MODERN, Answerer, Peer, RpcError
 
 #: A modern call that has not finished after this many rounds never will.
@@ -32,6 +34,8 @@ class Asked:
     param: str | None
     message: str
     schema: dict[str, Any]
+    #: A form-mode `elicitation/create` (what a client without form mode cannot answer).
+    form: bool = True
 
 
 @dataclass
@@ -135,8 +139,10 @@ def read_requests(result: Mapping[str, Any], script: Script) -> list[Asked]:
     asked = []
     for key, request in input_requests(result).items():
         message = request_message(request)
-        schema = as_object(as_object(request.get("params")).get("requestedSchema"))
-        asked.append(Asked(key, script.identify(message), message, schema))
+        params = as_object(request.get("params"))
+        schema = as_object(params.get("requestedSchema"))
+        form = request.get("method") == "elicitation/create" and params.get("mode", "form") == "form"
+        asked.append(Asked(key, script.identify(message), message, schema, form))
     return asked
 
 
@@ -209,3 +215,130 @@ def in_process_answerer(script: Script, run: Run) -> Answerer:
         return mcp_types.ElicitResult.model_validate(script.reply(asked))
 
     return answer
+
+
+#: How long to wait between `tasks/get` polls when the server names no interval.
+DEFAULT_POLL = 0.1
+
+
+@dataclass
+class TaskRun(Run):
+    """What happened over one tasked call (the tasks extension, 2026-07-28).
+
+    `rounds` are its `input_required` episodes; `result` is the `CallToolResult`
+    a completed task inlines, `error` a failed task's error (or the call's own
+    JSON-RPC error, when no task was made).
+    """
+
+    #: The first answer to `tools/call`: a task, for a task-capable tool.
+    created: dict[str, Any] = field(default_factory=dict)
+    task_id: str | None = None
+    #: Every status `tasks/get` reported, in order (repeats of a poll folded).
+    statuses: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One `input_required` episode of a task, its answers chosen but not sent."""
+
+    peer: Peer
+    script: Script
+    #: 0 for the task's first episode.
+    number: int
+    run: TaskRun
+    #: The `tasks/update` params the driver would send: every question answered.
+    params: dict[str, Any]
+
+
+#: Runs at each episode before `tasks/update`: returns the update's params
+#: (partial answers, foreign keys, ...) or None to send none.
+OnEpisode = Callable[[Episode], Awaitable[dict[str, Any] | None]]
+
+
+async def drive_task(
+    peer: Peer,
+    tool: str,
+    arguments: Mapping[str, Any],
+    script: Script,
+    *,
+    deadline: float,
+    on_episode: OnEpisode | None = None,
+) -> TaskRun:
+    """Call `tool` as a task and see it through: poll `tasks/get` at the server's
+    `pollIntervalMs`, answer each `input_required` with `tasks/update`.
+
+    Raises:
+        TimedOut: The task was still unfinished `deadline` seconds in (the
+            `anyio.current_time()` at which to give up).
+    """
+    run = TaskRun()
+    try:
+        created = await peer.call_tool(tool, dict(arguments))
+    except RpcError as error:
+        run.error = error.error
+        return run
+    run.created = created
+    task_id = created.get("taskId")
+    if created.get("resultType") != "task" or not isinstance(task_id, str):
+        # Not a task: what came is the call's own answer, judged by the case.
+        run.result = created
+        return run
+    run.task_id = task_id
+    answered: set[str] = set()
+    for number in range(MAX_ROUNDS + 1):
+        task = await poll_task(peer, run, deadline, answered)
+        if task.get("status") != "input_required":
+            return _ended(run, task)
+        asked = read_requests(task, script)
+        run.rounds.append(asked)
+        params: dict[str, Any] | None = {
+            "taskId": task_id, "inputResponses": {a.key: script.reply(a) for a in asked},
+        }
+        if on_episode is not None:
+            params = await on_episode(Episode(peer, script, number, run, params))
+        if params is None:  # the case chose not to answer (it cancelled, say)
+            return _ended(run, await poll_task(peer, run, deadline))
+        answered = set(as_object(params.get("inputResponses")))
+        try:
+            await peer.request("tasks/update", params)
+        except RpcError as error:  # the answers were refused: the client has none better
+            run.error = error.error
+            return run
+    run.gave_up = True
+    run.error = {"message": f"the task did not complete within {MAX_ROUNDS} rounds of questions"}
+    return run
+
+
+async def poll_task(peer: Peer, run: TaskRun, deadline: float, answered: set[str] = frozenset()) -> dict[str, Any]:
+    """`tasks/get` until the task is neither working nor still showing the
+    questions just answered (`answered`, their keys).
+
+    Raises:
+        TimedOut: `deadline` passed first.
+    """
+    while True:
+        task = await peer.request("tasks/get", {"taskId": run.task_id})
+        status = task.get("status")
+        if not run.statuses or run.statuses[-1] != status:
+            run.statuses.append(str(status))
+        waiting = status == "input_required" and answered and set(input_requests(task)) <= answered
+        if status != "working" and not waiting:
+            return task
+        interval = task.get("pollIntervalMs")
+        pause = interval / 1000 if isinstance(interval, (int, float)) and interval >= 0 else DEFAULT_POLL
+        if anyio.current_time() + pause > deadline:
+            raise TimedOut(f"timed out: task {run.task_id} was still {status} when the case's time ran out")
+        await anyio.sleep(pause)
+
+
+def _ended(run: TaskRun, task: dict[str, Any]) -> TaskRun:
+    status = task.get("status")
+    if status == "completed":
+        run.result = as_object(task.get("result"))
+    elif status == "failed":
+        run.error = as_object(task.get("error")) or {"message": f"the task failed: {brief(task)}"}
+    elif status == "input_required":
+        run.error = {"message": "the task was left waiting for answers"}
+    else:
+        run.error = {"message": f"the task ended {status!r}: {brief(task)}"}
+    return run

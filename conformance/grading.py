@@ -48,7 +48,7 @@ from elicit_conformance.target import (
     load_target,
 )
 from elicit_conformance import verdict
-from elicit_conformance.verdict import Broken, CheckFailed, NotTestable, ShouldNotMet, TimedOut
+from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, NotTestable, ShouldNotMet, TimedOut
 from elicit_conformance.wire import RpcError
 
 ENV_VAR = "ELICIT_SERVER"
@@ -316,7 +316,11 @@ class ConformanceRun:
                 raise
 
     def _declared_missing(self, item: pytest.Item, error: NotTestable) -> None:
-        """A case that lacks only tools the target declares not implemented is skipped as such."""
+        """A case that lacks only tools the target declares not implemented, or an
+        extension it does not advertise, is skipped as such."""
+        if isinstance(error, NotOffered):
+            item.stash[DECLARED] = error.cause
+            pytest.skip(f"not implemented (not advertised): {error.args[0]}")
         if not error.tools or not self.not_implemented:
             return
         undeclared = [tool for tool in error.tools if tool not in self.not_implemented]
@@ -496,8 +500,8 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
             if status == verdict.SHOULD_NOT_MET:
                 found[row] = verdict.FAIL
     unreached = {
-        Status.NOT_TESTABLE: Status.NOT_TESTABLE, Status.TIMED_OUT: Status.TIMED_OUT,
-        Status.SKIPPED: Status.SKIPPED, Status.PASS: "not evaluated", Status.STALE: "not evaluated",
+        Status.NOT_TESTABLE: Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED: Status.NOT_IMPLEMENTED,
+        Status.TIMED_OUT: Status.TIMED_OUT, Status.SKIPPED: Status.SKIPPED, Status.PASS: "not evaluated", Status.STALE: "not evaluated",
     }.get(outcome.status, "not reached")
     results = {}
     for row in outcome.checks:
@@ -510,7 +514,7 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
         result = {"status": str(status)}
         if row in sentences:
             result["message"] = sentences[row]
-        elif status in (Status.NOT_TESTABLE, Status.TIMED_OUT, Status.SKIPPED):
+        elif status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED, Status.TIMED_OUT, Status.SKIPPED):
             result["message"] = outcome.message
         results[row] = result
     return results

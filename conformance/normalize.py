@@ -37,11 +37,27 @@ def normalize(transcript: Transcript, volatile: dict[str, str]) -> list[dict[str
     ids = _RequestIds()
     out = []
     for direction, message in transcript.messages:
-        body = _walk(message, placeholder, volatile)
+        body = _walk(_without_optional_extensions(message), placeholder, volatile)
         if "id" in body:
             body["id"] = ids.request(direction, body["id"]) if "method" in body else ids.response(direction, body["id"])
         out.append({"direction": direction, "message": body})
     return out
+
+
+#: Extensions a deployment may or may not register (the tasks extension needs the
+#: `tasks` extra); the TASK cases judge them, a golden transcript leaves them out
+#: of the server's advertised capabilities so that it reads the same either way.
+_OPTIONAL_EXTENSIONS = frozenset({"io.modelcontextprotocol/tasks"})
+
+
+def _without_optional_extensions(message: dict[str, Any]) -> dict[str, Any]:
+    result = message.get("result")
+    capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    if not isinstance(extensions, dict) or not _OPTIONAL_EXTENSIONS & set(extensions):
+        return message
+    kept = {k: v for k, v in extensions.items() if k not in _OPTIONAL_EXTENSIONS}
+    return {**message, "result": {**result, "capabilities": {**capabilities, "extensions": kept}}}
 
 
 class _RequestIds:

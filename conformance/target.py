@@ -74,6 +74,7 @@ class Target:
         elicitation: bool | tuple[str, ...] = True,
         tools: frozenset[str] | None = None,
         timeout: float | None = None,
+        tasks: bool = False,
     ) -> AbstractAsyncContextManager[Peer]:
         """A recorded connection to the target at `era` (see `wire.connect`).
 
@@ -87,7 +88,7 @@ class Target:
         modes = declared_modes(elicitation)
         startup = self.servers.startup if self.servers is not None else None
         return connect(self._transport(era, modes), era, transcript,
-                       elicitation=modes, tools=tools, timeout=timeout, startup=startup)
+                       elicitation=modes, tools=tools, timeout=timeout, startup=startup, tasks=tasks)
 
     def _transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
         if era in self.refused:

@@ -52,6 +52,12 @@ class NotTestable(Exception):
         return f"{NOT_TESTABLE} {super().__str__()}"
 
 
+class NotOffered(NotTestable):
+    """The target's own capabilities say it does not offer an optional extension a
+    case needs (background tasks): the case ends "not implemented" and does not
+    fail the run, as a case needing only tools declared not implemented does."""
+
+
 class TimedOut(Exception):
     """The server did not answer a request in time: the case fails as "timed out"."""
 

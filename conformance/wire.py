@@ -25,7 +25,7 @@ from elicit_conformance.revisions import ERAS, HANDSHAKE, MODERN
 from elicit_conformance.stdio import Handshake, SharedStdioTransport
 from elicit_conformance.verdict import Broken, NotTestable, TimedOut, brief
 
-__all__ = ["ERAS", "HANDSHAKE", "MODERN", "Peer", "RpcError", "Transcript", "connect"]
+__all__ = ["ERAS", "HANDSHAKE", "MODERN", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
 
 
 
@@ -81,15 +81,23 @@ class _Recorded:
         return getattr(self._inner, name)
 
 
+#: The background tasks extension (SEP-2663): a client opts in per request.
+TASKS = "io.modelcontextprotocol/tasks"
+
+
 class _Session(ClientSession):
-    """A client session that declares only the elicitation modes it is given."""
+    """A client session that declares only the elicitation modes it is given,
+    and the tasks extension when asked to."""
 
     modes: tuple[str, ...] = ("form", "url")
+    tasks: bool = False
 
     def _build_capabilities(self, version: str) -> mcp_types.ClientCapabilities:
         # The SDK declares both modes whenever there is a callback; ERA-5 and ERA-7
         # need a client that declares URL mode only. (Private API of mcp 2.3.)
         capabilities = super()._build_capabilities(version)
+        if self.tasks:
+            capabilities = capabilities.model_copy(update={"extensions": {TASKS: {}}})
         if capabilities.elicitation is None or self.modes == ("form", "url"):
             return capabilities
         elicitation = mcp_types.ElicitationCapability(
@@ -99,7 +107,7 @@ class _Session(ClientSession):
         return capabilities.model_copy(update={"elicitation": elicitation})
 
 
-def _recording_session(transcript: Transcript, modes: tuple[str, ...]) -> Callable[..., ClientSession]:
+def _recording_session(transcript: Transcript, modes: tuple[str, ...], tasks: bool) -> Callable[..., ClientSession]:
     def build(read_stream: Any, write_stream: Any, **kwargs: Any) -> ClientSession:
         session = _Session(
             _Recorded(read_stream, transcript, "server->client"),
@@ -107,6 +115,7 @@ def _recording_session(transcript: Transcript, modes: tuple[str, ...]) -> Callab
             **kwargs,
         )
         session.modes = modes
+        session.tasks = tasks
         return session
 
     return build
@@ -145,6 +154,12 @@ class Peer:
         #: Who answers the handshake era's `elicitation/create`; unset, the user cancels.
         self.answerer: Answerer | None = None
         self.session: ClientSession
+        #: The server's capabilities as `server/discover` or `initialize` gave them.
+        self.discovered: mcp_types.ServerCapabilities | None = None
+
+    def offers(self, extension: str) -> bool:
+        """Whether the server advertised `extension` (2026-07-28 only)."""
+        return self.discovered is not None and extension in (self.discovered.extensions or {})
 
     @contextlib.contextmanager
     def answering(self, answerer: Answerer) -> Iterator[None]:
@@ -230,6 +245,7 @@ async def connect(
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
     startup: float | None = None,
+    tasks: bool = False,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection at `era` over `transport`.
 
@@ -237,7 +253,8 @@ async def connect(
     the modes to declare, e.g. `("url",)`), and each handshake-era
     `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
     A stdio process that has not answered yet is starting: its first request may
-    take `startup` seconds instead of `timeout`.
+    take `startup` seconds instead of `timeout`. With `tasks` the client declares
+    the tasks extension on every request (on 2026-07-28 that is how it opts in).
     """
     modes = declared_modes(elicitation)
     peer = Peer(era, tools, timeout)
@@ -250,7 +267,7 @@ async def connect(
             return await peer._answer(params)
 
         kwargs["elicitation_callback"] = on_elicit
-    options = TransportOptions(session_class=_recording_session(transcript, modes))
+    options = TransportOptions(session_class=_recording_session(transcript, modes, tasks))
     async with transport.connect_session(transport_options=options, **kwargs) as session:
         limit = max(startup, timeout or 0) if startup and getattr(transport, "starting", False) else timeout
         try:
@@ -265,6 +282,7 @@ async def connect(
             # server: -32601); the connection closing first is not an answer at all.
             raise answer_of(error, "server/discover" if era == MODERN else "initialize") from error
         peer.session = session
+        peer.discovered = session.server_capabilities
         yield peer
 
 

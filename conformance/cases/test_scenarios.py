@@ -11,30 +11,17 @@ from typing import Any
 import pytest
 
 from elicit_conformance.case import Case, async_case
-from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.checks import check_outcome, check_rounds, scenario_checks
 from elicit_conformance.catalog import load
 from elicit_conformance.verdict import check
-from elicit_conformance.wire import ERAS, MODERN
+from elicit_conformance.wire import ERAS
 
 SCENARIOS = load().scenarios
 
 
-def _checks(case_id: str, era: str) -> list[str]:
-    """The requirement rows one scenario checks on one revision."""
-    scenario = SCENARIOS[case_id]
-    checks = [scenario.family]
-    if era == MODERN and any(len(round_) > 1 for round_ in scenario.expect.rounds):
-        checks.append("BAT-4")  # signature order within a round
-    if era != MODERN and scenario.expect.rounds:
-        checks.append("ORD-7")  # each question once, after what it quotes
-    if scenario.expect.error_should:
-        checks.append(f"{checks[0]}/clear")
-    return checks
-
-
 def _cases() -> list[Any]:
     return [
-        pytest.param(case_id, era, marks=pytest.mark.checks(*_checks(case_id, era)), id=f"{case_id}-{era}")
+        pytest.param(case_id, era, marks=pytest.mark.checks(*scenario_checks(case_id, era)), id=f"{case_id}-{era}")
         for case_id in SCENARIOS
         for era in ERAS
     ]

@@ -1,0 +1,301 @@
+"""TASK: declared questions on background tasks (the tasks extension, 2026-07-28).
+
+A target that advertises `io.modelcontextprotocol/tasks` in `server/discover`
+runs the catalog's "task" tools as tasks when the client opts in; every case
+here is NOT TESTABLE on any other target. Questions arrive inside `tasks/get`,
+answers go back by `tasks/update`, and the outcome must be the foreground's.
+The transcripts are not golden: how often a client polls before a task moves
+on depends on timing, not on behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from elicit_conformance.case import Case, async_case
+from elicit_conformance.catalog import load
+from elicit_conformance.checks import check_outcome, check_rounds, rounds_said, scenario_checks
+from elicit_conformance.driver import (
+    Episode, Script, TaskRun, as_object, drive_task, input_requests, poll_task, read_requests,
+)
+from elicit_conformance.verdict import brief, check
+from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError
+
+CATALOG = load()
+#: The catalog's scenarios whose tool runs as a task on a task-capable target.
+TASKED = [sid for sid, s in CATALOG.scenarios.items() if CATALOG.tools[s.tool].task]
+#: A task is still running or waiting; anything else has ended.
+OPEN = ("working", "input_required")
+
+
+def _first_answer_is_a_task(run: TaskRun, tool: str) -> None:
+    created = as_object(run.created)
+    check("TASK-1", run.task_id is not None or run.error is None,
+          f"the tasked call of {tool} was refused: {brief(run.error)}")
+    check("TASK-1", created.get("resultType") == "task" and isinstance(created.get("taskId"), str),
+          f"the tasked call of {tool} answered {brief(created)}; it must answer with a task "
+          "(resultType \"task\" and a taskId)")
+    check("TASK-1", not input_requests(created),
+          f"the task's creation carried questions ({brief(input_requests(created))}); they belong in tasks/get")
+
+
+@pytest.mark.checks("TASK-1")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_1_a_tasked_call_answers_with_a_task(case: Case, era: str) -> None:
+    """book_trip called with the tasks extension declared: the first answer is a task
+    (`resultType: "task"`, a string `taskId`, a status), it asks nothing itself, and
+    `tasks/get` then reports `input_required` with the three questions."""
+    scenario = case.scenario("BAT-3")
+    run = await case.run_task("BAT-3")
+    _first_answer_is_a_task(run, scenario.tool)
+    status = as_object(run.created).get("status")
+    check("TASK-1", status in OPEN, f"the new task's status is {brief(status)}; a task that must ask "
+          f"first is {' or '.join(OPEN)}")
+    check("TASK-1", "input_required" in run.statuses,
+          f"tasks/get never reported input_required (statuses: {run.statuses}); the questions come through it")
+
+
+def _task_checks(case_id: str) -> list[str]:
+    """TASK-1 and TASK-2, and the rows the scenario checks in the foreground."""
+    return ["TASK-1", "TASK-2", *scenario_checks(case_id, MODERN)]
+
+
+@pytest.mark.parametrize(
+    "case_id", [pytest.param(sid, marks=pytest.mark.checks(*_task_checks(sid)), id=sid) for sid in TASKED]
+)
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_2_scenario_tasked(case: Case, case_id: str, era: str) -> None:
+    """Each scenario of a "task" tool, tasked: a task (TASK-1) that asks the
+    scenario's rounds, one per `input_required` episode, each in signature order,
+    and ends with its outcome, judged on the scenario's own rows as in the
+    foreground; the outcome arrives in a `completed` task (a refusal too, its
+    result with `isError`: TASK-2), and the body runs as the scenario lists."""
+    scenario = case.scenario(case_id)
+    run = await case.run_task(case_id)
+    _first_answer_is_a_task(run, scenario.tool)
+    check_rounds(run, scenario, MODERN)
+    check("TASK-2", run.error is None,
+          f"the task ended {run.statuses[-1:]} with the error {brief(run.error)}; a tool's own failure "
+          "is a completed task whose result has isError")
+    check_outcome(run, scenario, f"{scenario.family}/clear")
+    if scenario.expect.body_runs is not None:
+        runs = await case.body_runs(scenario.arguments["ref"])
+        check("TASK-2", runs == scenario.expect.body_runs,
+              f"tasked, the body ran {runs} time(s); the catalog expects {scenario.expect.body_runs}")
+
+
+@pytest.mark.checks("TASK-3")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_3_partial_answers_keep_the_task_waiting(case: Case, era: str) -> None:
+    """book_trip tasked: at its one episode the client first sends an answer under a
+    key the task did not ask (the task still asks all three), then the destination
+    alone (the task stays `input_required` asking date and cabin, not the
+    destination), then the rest: the task completes with every answer."""
+    partial: list[bool] = []
+
+    async def piecewise(episode: Episode) -> dict[str, Any] | None:
+        run, peer, answers = episode.run, episode.peer, episode.params["inputResponses"]
+        if episode.number > 0:
+            return episode.params
+        asked = {a.param: a.key for a in run.rounds[0]}
+        check("TASK-3", set(asked) == {"destination", "date", "cabin"},
+              f"the task asked {rounds_said(run, 'book_trip')}; book_trip asks destination, date and cabin at once")
+        destination = answers[asked["destination"]]
+        await peer.request("tasks/update", {"taskId": run.task_id,
+                                            "inputResponses": {f"{run.task_id}-unasked": destination}})
+        waiting = await poll_task(peer, run, case.deadline())
+        still = {a.param for a in read_requests(waiting, episode.script)}
+        check("TASK-3", waiting.get("status") == "input_required" and still == set(asked),
+              f"after an answer under a key it never asked, the task is {waiting.get('status')!r} asking "
+              f"{sorted(still, key=str)}; it must still ask all of {sorted(asked)}")
+        await peer.request("tasks/update", {"taskId": run.task_id,
+                                            "inputResponses": {asked["destination"]: destination}})
+        rest = await poll_task(peer, run, case.deadline(), {asked["destination"]})
+        left = {a.param: a.key for a in read_requests(rest, episode.script)}
+        check("TASK-3", rest.get("status") == "input_required" and set(left) == {"date", "cabin"},
+              f"after the destination alone, the task is {rest.get('status')!r} asking "
+              f"{sorted(left, key=str)}; it must wait for date and cabin, and not ask the destination again")
+        partial.append(True)
+        return {"taskId": run.task_id,
+                "inputResponses": {left[p]: answers[asked[p]] for p in ("date", "cabin")}}
+
+    scenario = case.scenario("BAT-3")
+    run = await case.run_task("BAT-3", on_episode=piecewise)
+    check("TASK-3", bool(partial), f"the task never asked (it ended: {brief(run.text)})")
+    check("TASK-3", run.text == scenario.expect.result,
+          f"answered piecewise, the task ended with {brief(run.text)}; the catalog's result is "
+          f"{scenario.expect.result!r}")
+
+
+@pytest.mark.checks("TASK-4")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_4_cancel_ends_a_waiting_task_without_its_body(case: Case, era: str) -> None:
+    """book_destination tasked: at its question the client sends `tasks/cancel`
+    instead of an answer; `tasks/get` then reports `cancelled`, and the body never ran."""
+    ref = f"{case.run_id}-task-4"
+
+    async def cancel(episode: Episode) -> None:
+        await episode.peer.request("tasks/cancel", {"taskId": episode.run.task_id})
+        return None
+
+    scenario = case.scenario("BAT-1")
+    run = await case.run_task("BAT-1", on_episode=cancel, arguments={"ref": ref})
+    check("TASK-4", bool(run.rounds), f"the task never asked (it ended: {brief(run.text)})")
+    check("TASK-4", run.statuses[-1:] == ["cancelled"],
+          f"after tasks/cancel the task reported {run.statuses}; it must end cancelled")
+    runs = await case.body_runs(ref)
+    check("TASK-4", runs == 0, f"the body of {scenario.tool} ran {runs} time(s) for a cancelled task")
+
+
+#: Clients that cannot be sent a form question (ERA-7's).
+NO_FORM = {"none": False, "url-only": ("url",)}
+
+
+@pytest.mark.checks("TASK-5")
+@pytest.mark.revisions(MODERN)
+@pytest.mark.parametrize("declared", list(NO_FORM))
+@async_case
+async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task(
+    case: Case, declared: str, era: str
+) -> None:
+    """book_destination tasked by a client that declares the tasks extension but no
+    elicitation, or only `{"url": {}}`: no `tasks/get` carries a form question (the
+    creation may be refused with -32021, or the task may end without asking), and
+    the body does not run."""
+    ref = f"{case.run_id}-task-5-{declared}"
+
+    async def stop(episode: Episode) -> None:
+        await episode.peer.request("tasks/cancel", {"taskId": episode.run.task_id})
+        return None
+
+    run = await case.run_task("BAT-1", on_episode=stop, arguments={"ref": ref}, elicitation=NO_FORM[declared])
+    forms = [a.message for episode in run.rounds for a in episode if a.form]
+    check("TASK-5", not forms, f"a task asked a client that declared {declared!r} the form question(s) "
+          f"{forms} inside tasks/get")
+    runs = await case.body_runs(ref)
+    check("TASK-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
+
+
+@pytest.mark.checks("TASK-6")
+@pytest.mark.revisions(HANDSHAKE)
+@async_case
+async def test_task_6_the_handshake_era_runs_a_task_tool_in_the_foreground(case: Case, era: str) -> None:
+    """On a target that offers the tasks extension on 2026-07-28: on 2025-11-25
+    book_trip asks its three questions as `elicitation/create` and returns its
+    result inline (no task), and `tasks/get` is not a method (a JSON-RPC error)."""
+    async with case.task_peer():
+        pass  # not testable unless the target offers tasks at all
+    scenario = case.scenario("BAT-3")
+    run = await case.run("BAT-3", era)
+    check("TASK-6", as_object(run.result).get("resultType") != "task" and "taskId" not in as_object(run.result),
+          f"on {era} book_trip answered {brief(run.result)}, a task; there it runs in the foreground")
+    check("TASK-6", run.text == scenario.expect.result and len(run.rounds) == 3,
+          f"on {era} book_trip asked {rounds_said(run, scenario.tool)} and ended with {brief(run.text)}; "
+          f"it asks each question by elicitation/create and returns {scenario.expect.result!r}")
+    async with case.peer(era) as peer:
+        try:
+            answer: Any = await peer.request("tasks/get", {"taskId": "no-such-task"})
+        except RpcError as error:
+            answer = None
+            check("TASK-6", error.error.get("code") in (-32601, -32602),
+                  f"on {era} tasks/get answered the error {brief(error.error)}; it is not a method there (-32601)")
+        check("TASK-6", answer is None, f"on {era} tasks/get answered {brief(answer)}; it is not a method there")
+
+
+def _credited(run: TaskRun) -> str:
+    return f"the task ended with {brief(run.text)}"
+
+
+@pytest.mark.checks("TASK-7")
+@pytest.mark.revisions(MODERN)
+@pytest.mark.parametrize("attack", ["unknown-task", "foreign-keys", "malformed", "after-completion"])
+@async_case
+async def test_task_7_hostile_task_updates_never_run_the_body_with_bad_data(
+    case: Case, attack: str, era: str
+) -> None:
+    """book_destination tasked, and what the client sends to `tasks/update` is
+    hostile: `unknown-task` (`tasks/get` and `tasks/update` of a taskId the server
+    never made: a JSON-RPC error each), `foreign-keys` (the answer sent under another
+    waiting task's key: not credited, the task still asks), `malformed` (the answer
+    `{"value": 42}` for a string, then a reply that is not an ElicitResult: asked again
+    or refused, never a completed booking), `after-completion` (the completed task's
+    keys answered again: its result and the body's single run unchanged)."""
+    ref = f"{case.run_id}-task-7-{attack}"
+    arguments = {"ref": ref}
+    async with case.task_peer() as peer:
+        if attack == "unknown-task":
+            for method, params in (("tasks/get", {"taskId": "no-such-task"}),
+                                   ("tasks/update", {"taskId": "no-such-task", "inputResponses": {}})):
+                try:
+                    answer = await peer.request(method, params)
+                except RpcError:
+                    continue
+                check("TASK-7", False, f"{method} of a taskId the server never made answered {brief(answer)}; "
+                      "it must be a JSON-RPC error")
+            return
+    if attack == "foreign-keys":
+        await _foreign_keys(case, ref)
+    elif attack == "malformed":
+        run = await case.run_task("BAT-1", arguments=arguments, answers={"destination": {"content": {"value": 42}}})
+        check("TASK-7", run.failed or run.gave_up or not run.text.startswith("Booked"),
+              f"answered 42 for a string, {_credited(run)}")
+        run = await case.run_task("BAT-1", arguments=arguments, on_episode=_not_an_elicit_result)
+        check("TASK-7", run.failed or not run.text.startswith("Booked"),
+              f"answered with something that is not an ElicitResult, {_credited(run)}")
+    else:
+        async with case.task_peer() as peer:
+            run = await _booked(case, peer, arguments)
+            keys = {a.key for episode in run.rounds for a in episode}
+            await peer.request("tasks/update", {"taskId": run.task_id, "inputResponses": {
+                key: {"action": "accept", "content": {"value": "Mars"}} for key in keys}})
+            again = await poll_task(peer, run, case.deadline())
+        check("TASK-7", as_object(again.get("result")) == run.result,
+              f"answered again after it completed, the task's result became {brief(again.get('result'))} "
+              f"(it was {brief(run.result)})")
+    runs = await case.body_runs(ref)
+    expected = 1 if attack == "after-completion" else 0
+    check("TASK-7", runs == expected, f"the body ran {runs} time(s); it must run {expected} time(s) here")
+
+
+async def _not_an_elicit_result(episode: Episode) -> dict[str, Any]:
+    return {**episode.params, "inputResponses": {k: {"roots": []} for k in episode.params["inputResponses"]}}
+
+
+async def _booked(case: Case, peer: Any, arguments: dict[str, Any]) -> TaskRun:
+    """book_destination tasked on `peer`, answered "Paris", to the end."""
+    scenario = case.scenario("BAT-1")
+    script = Script(scenario.tool, arguments, scenario.answers)
+    return await drive_task(peer, scenario.tool, arguments, script, deadline=case.deadline())
+
+
+async def _foreign_keys(case: Case, ref: str) -> None:
+    """Two waiting tasks on one connection; each one's answer sent under the other's key."""
+    other = {"ref": f"{ref}-other"}
+    parked: list[Episode] = []
+
+    async def park(episode: Episode) -> None:
+        parked.append(episode)
+        return None
+
+    async with case.task_peer() as peer:
+        await case.run_task("BAT-1", arguments={"ref": ref}, on_episode=park, peer=peer)
+        await case.run_task("BAT-1", arguments=other, on_episode=park, peer=peer)
+        if len(parked) < 2:
+            check("TASK-7", False, "a tasked book_destination never asked its question")
+        first, second = parked
+        for mine, theirs in ((first, second), (second, first)):
+            await peer.request("tasks/update", {"taskId": mine.run.task_id,
+                                                "inputResponses": theirs.params["inputResponses"]})
+        for episode in parked:
+            task = await poll_task(peer, episode.run, case.deadline())
+            check("TASK-7", task.get("status") == "input_required",
+                  f"a task answered under another task's key is {task.get('status')!r} "
+                  f"({brief(task)}); that answer is not its own, so it must still ask")
+    runs = await case.body_runs(other["ref"])
+    check("TASK-7", runs == 0, f"the body ran {runs} time(s) on answers meant for another task")
