@@ -7,6 +7,7 @@ imports already done (`tests/warm.py`).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -23,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 #: A mutant that fails one case (DIG-1), and the demo baseline that expects it to.
 NO_DIGEST = "--server=elicit_conformance.fixtures.mutants.no_digest:app"
 BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
+#: Whether the reference serves the tasks extension here (the `tasks` extra);
+#: without it the TASK cases read "not implemented".
+TASKS_SERVED = importlib.util.find_spec("fastmcp_tasks") is not None
 #: A stuck child must not hold CI for its whole budget.
 RUN_TIMEOUT = 1200
 

@@ -196,7 +196,7 @@ def test_a_stdio_server_that_takes_15_s_to_start_is_reached(tmp_path: Path) -> N
     slept = tmp_path / "slept"
     command = (f"sh -c '[ -e {slept} ] || {{ touch {slept}; sleep 15; }}; "
                f"exec {sys.executable} {tmp_path / 'counting.py'}'")
-    result = run(tmp_path / "run", f"--server-command={command}", "--revision=2026-07-28", "-k", "BAT-1",
+    result = run(tmp_path / "run", f"--server-command={command}", "--revision=2026-07-28", "-k", "test_scenario and BAT-1",
                  "--conformance-timeout=5")
     assert result.returncode == 0, result.output[-3000:]
     assert set(result.statuses().values()) == {"pass"}

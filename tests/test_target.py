@@ -76,7 +76,7 @@ def test_a_hanging_tool_ends_as_timed_out_cases(pytester: pytest.Pytester) -> No
     pytester.makepyfile(hangs=HANGING_SERVER)
     result = pytester.runpytest_subprocess(
         "--pyargs", "elicit_conformance.cases", "--server=hangs:app", "--conformance-timeout=1",
-        "-k", "BAT-1", "-p", "no:cacheprovider",
+        "-k", "test_scenario and BAT-1", "-p", "no:cacheprovider",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = str(result.stdout)
