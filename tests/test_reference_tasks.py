@@ -1,0 +1,74 @@
+"""The reference's background tasks beyond what the catalog's `task=True` tools
+show: a tool declared `task=TaskConfig(mode="required")` asks its questions
+through the task too, and without the tasks extra the reference serves no task.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import timedelta
+from typing import Annotated, Any
+
+import anyio
+import pytest
+from fastmcp.client.transports.memory import FastMCPTransport
+from fastmcp.utilities.tasks import TaskConfig
+
+from elicit_conformance.driver import Script, drive_task
+from elicit_conformance.reference import DeclarativeFastMCP, Elicit
+from elicit_conformance.wire import MODERN, RpcError, Transcript, connect
+
+TASKS_SERVED = importlib.util.find_spec("fastmcp_tasks") is not None
+
+
+def which_airport(destination: str) -> Elicit[str]:
+    return Elicit(f"Which airport in {destination}?", response_type=str)
+
+
+def _required_mode_app() -> tuple[DeclarativeFastMCP, list[tuple[str, str]]]:
+    from elicit_conformance.reference.tasks import DeclarativeTasks
+
+    app = DeclarativeFastMCP("required-tasks")
+    app.add_extension(DeclarativeTasks())
+    ran: list[tuple[str, str]] = []
+
+    @app.tool(task=TaskConfig(mode="required", poll_interval=timedelta(milliseconds=20)))
+    def book_airport(
+        destination: Annotated[str, Elicit("Where would you like to fly?")],
+        airport: Annotated[str, Elicit(which_airport)],
+    ) -> str:
+        ran.append((destination, airport))
+        return f"{destination}/{airport}"
+
+    return app, ran
+
+
+def test_a_required_mode_task_tool_asks_through_the_task() -> None:
+    if not TASKS_SERVED:
+        from elicit_conformance.reference import app as reference
+
+        assert reference.TASK is False, "without fastmcp-tasks the reference must run its tools in the foreground"
+        return
+    app, ran = _required_mode_app()  # the catalog's book_airport, tasks required
+    answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "ORY"}}
+
+    async def book() -> tuple[Any, Any]:
+        async with connect(FastMCPTransport(app), MODERN, Transcript(), tasks=True) as opted:
+            run = await drive_task(opted, "book_airport", {}, Script("book_airport", {}, answers),
+                                   deadline=anyio.current_time() + 30)
+        async with connect(FastMCPTransport(app), MODERN, Transcript()) as plain:
+            try:
+                foreground: Any = await plain.call_tool("book_airport", {})
+            except RpcError as error:
+                foreground = error
+        return run, foreground
+
+    run, foreground = anyio.run(book)
+    assert run.task_id is not None and run.error is None, run
+    assert [[a.param for a in asked] for asked in run.rounds] == [["destination"], ["airport"]], run.rounds
+    assert run.text == "Paris/ORY" and ran == [("Paris", "ORY")], (run.result, ran)
+    # mode="required": a client that does not opt into tasks is refused (-32021, naming
+    # the extension to declare), and nothing runs.
+    assert isinstance(foreground, RpcError) and foreground.error["code"] == -32021, foreground
+    assert "io.modelcontextprotocol/tasks" in str(foreground), foreground.error
+    assert ran == [("Paris", "ORY")]
