@@ -1,17 +1,19 @@
 """SEC-4 and concurrency: the reference as separate uvicorn processes on 127.0.0.1.
 
-- Two processes sharing the seal key (and the app's records): every multi-round
-  scenario, its rounds alternating between them, ends as on one process; and the
-  whole suite through a round-robin balancer gives the same verdicts and golden
-  transcripts.
-- Two processes with different keys: the continuation is rejected clearly.
+- Two processes sharing the seal key, the app's records and one redis-server
+  (the task store): every multi-round scenario, its rounds alternating between
+  them, ends as on one process; so does every tasked scenario, its `tasks/get`
+  and `tasks/update` alternating; and the whole suite through HAProxy
+  (docs/haproxy.cfg: round-robin, sticky by Mcp-Session-Id) gives the same
+  verdicts and golden transcripts, with rounds and task legs on both processes.
+- Two processes with different keys: the continuation is rejected clearly; two
+  on `memory://` task stores: the second does not know the first's task.
 - One process: 50 multi-round calls in flight at once each end with their own answers.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.request
+import functools
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,26 +25,35 @@ import pytest
 from elicit_conformance.case import body_run_count
 from elicit_conformance.checks import check_outcome, check_rounds
 from elicit_conformance.catalog import load
-from elicit_conformance.driver import OnRound, Run, Script, drive
+from elicit_conformance.driver import OnRound, Run, Script, TaskRun, drive, drive_task
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.target import load_target
-from elicit_conformance.wire import MODERN, Peer, Transcript
+from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript
 from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.reference.records import SEAL_VAR
-from tests.suite import run
+from tests.services import HAProxy, RedisServer
+from tests.suite import TASKS_SERVED, run
 
-SCENARIOS = load().scenarios
+CATALOG = load()
+SCENARIOS = CATALOG.scenarios
 MULTI_ROUND = [case_id for case_id, s in SCENARIOS.items() if len(s.expect.rounds) > 1]
+TASKED = [case_id for case_id, s in SCENARIOS.items() if CATALOG.tools[s.tool].task]
+#: Where pydocket keeps fastmcp-tasks' tasks: every process of a deployment names the same Redis.
+DOCKET_URL = "FASTMCP_DOCKET_URL"
+#: One task wait in these tests, in seconds.
+TASK_DEADLINE = 60.0
 
 
 def _base(url: str) -> str:
     return url.removesuffix("/mcp")
 
 
-def _servers(tmp: Path, keys: tuple[str, str]) -> list[LocalServer]:
+def _servers(tmp: Path, keys: tuple[str, str], docket: str | None = None) -> list[LocalServer]:
     records = str(tmp / "records.sqlite")
+    tasks = {DOCKET_URL: docket} if docket else {}
     return [
-        LocalServer("elicit_conformance.reference.asgi:asgi", env={SEAL_VAR: key, RECORDS: records}, log=tmp / f"server-{n}.log")
+        LocalServer("elicit_conformance.reference.asgi:asgi", env={SEAL_VAR: key, RECORDS: records, **tasks},
+                    log=tmp / f"server-{n}.log")
         for n, key in enumerate(keys)
     ]
 
@@ -51,9 +62,10 @@ def _servers(tmp: Path, keys: tuple[str, str]) -> list[LocalServer]:
 def shared_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
     tmp = tmp_path_factory.mktemp("shared-key")
     key = uuid.uuid4().hex
-    servers = _servers(tmp, (key, key))
-    with servers[0], servers[1]:
-        yield [s.url for s in servers]
+    with RedisServer(tmp / "redis.log") as redis:
+        servers = _servers(tmp, (key, key), redis.url)
+        with servers[0], servers[1]:
+            yield [s.url for s in servers]
 
 
 class Alternating:
@@ -94,17 +106,78 @@ def test_sec_4_with_different_keys_the_continuation_is_rejected_clearly(tmp_path
     assert result.error["code"] == -32602 and "requestState" in result.error["message"], result.error
 
 
-def test_sec_4_the_whole_suite_through_a_balancer(shared_key: list[str], tmp_path: Path) -> None:
-    backends = " ".join(_base(url) for url in shared_key)
-    with LocalServer("elicit_conformance.balancer:asgi", env={"ELICIT_BACKENDS": backends},
-                     log=tmp_path / "balancer.log") as balancer:
+def _foreground_without_tasks(result: Run) -> bool:
+    """Without the tasks extra the reference serves no tasks: a tasked call runs in
+    the foreground (what the suite's TASK cases then read as "not implemented")."""
+    if TASKS_SERVED:
+        return False
+    assert isinstance(result, TaskRun) and result.task_id is None, result
+    assert result.created.get("resultType") != "task", result.created
+    return True
+
+
+@pytest.mark.parametrize("case_id", TASKED)
+def test_sec_4_task_legs_spread_over_processes_sharing_redis(shared_key: list[str], case_id: str,
+                                                            tmp_path: Path) -> None:
+    """One client, one request at a time, through HAProxy's round-robin: the task's
+    tasks/get and tasks/update alternate between the processes."""
+    with HAProxy(tmp_path / "haproxy.log", [_base(url) for url in shared_key]) as balancer:
+        result = anyio.run(functools.partial(_tasked, balancer.url), case_id, uuid.uuid4().hex[:8])
+        legs = [r.server for r in balancer.routed() if r.task == result.task_id]
+    if _foreground_without_tasks(result):
+        return
+    assert result.task_id is not None, result
+    check_rounds(result, SCENARIOS[case_id], MODERN)
+    check_outcome(result, SCENARIOS[case_id], f"{case_id}/clear")
+    assert len(legs) >= 2 and set(legs) == {"one", "two"}, f"task {result.task_id}'s legs went to {legs}"
+
+
+async def _tasked(url: str, case_id: str, run_id: str) -> TaskRun:
+    scenario = SCENARIOS[case_id].for_run(run_id)
+    script = Script(scenario.tool, scenario.arguments, scenario.answers)
+    async with load_target(url, "test").connect(MODERN, Transcript(), tasks=True) as peer:
+        return await drive_task(peer, scenario.tool, scenario.arguments, script,
+                                deadline=anyio.current_time() + TASK_DEADLINE)
+
+
+def test_sec_4_on_memory_task_stores_another_process_does_not_know_the_task(tmp_path: Path) -> None:
+    key = uuid.uuid4().hex
+    servers = _servers(tmp_path, (key, key), "memory://")
+
+    async def create_then_poll_elsewhere(urls: list[str]) -> tuple[dict[str, Any], Any]:
+        async with load_target(urls[0], "test").connect(MODERN, Transcript(), tasks=True) as first, \
+                load_target(urls[1], "test").connect(MODERN, Transcript(), tasks=True) as second:
+            created = await first.call_tool("book_airport", {})
+            if created.get("resultType") != "task":
+                return created, None
+            try:
+                return created, await second.request("tasks/get", {"taskId": created["taskId"]})
+            except RpcError as error:
+                return created, error
+
+    with servers[0], servers[1]:
+        created, polled = anyio.run(create_then_poll_elsewhere, [s.url for s in servers])
+    if not TASKS_SERVED:
+        assert created.get("resultType") != "task", created
+        return
+    assert created.get("resultType") == "task", created
+    assert isinstance(polled, RpcError), f"the second process answered tasks/get with {polled}"
+    assert "not found" in str(polled).lower() and created["taskId"] in str(polled), polled.error
+
+
+def test_sec_4_the_whole_suite_through_haproxy(shared_key: list[str], tmp_path: Path) -> None:
+    with HAProxy(tmp_path / "haproxy.log", [_base(url) for url in shared_key]) as balancer:
         result = run(tmp_path / "run", f"--server={balancer.url}", "--golden-transcripts")
-        with urllib.request.urlopen(_base(balancer.url) + "/balancer/log", timeout=10) as response:
-            log = json.loads(response.read())
+        routed = balancer.routed()
     assert result.returncode == 0, result.output[-5000:]
     assert "snapshots passed" in result.output
-    continuations = [entry["backend"] for entry in log if entry["continuation"]]
-    assert len(continuations) > 50 and set(continuations) == {0, 1}, "rounds did not spread over both processes"
+    continuations = [r.server for r in routed if r.continuation]
+    assert len(continuations) > 50 and set(continuations) == {"one", "two"}, "rounds did not spread over both processes"
+    if TASKS_SERVED:
+        legs = [r for r in routed if r.task is not None]
+        tasks = {r.task for r in legs}
+        assert len(tasks) >= len(TASKED) and {r.server for r in legs} == {"one", "two"}, (
+            f"HAProxy saw {len(tasks)} tasks, their legs on {sorted({r.server for r in legs})}")
 
 
 async def _book(url: str, number: int, ref: str, wait: OnRound) -> tuple[int, Run, dict[str, Any]]:
