@@ -15,6 +15,9 @@
    with pytest-xdist `-n 2`, each as a ratio to in-process, and whether every
    transport gave the same verdicts; with `--ci-run`, the wall time of
    `.ci/run` on a fresh clone.
+6. A tasked two-round call (ORD-1, the tasks extension) against the same call
+   in the foreground, in-process: wall time, and how much of it the client
+   spends waiting between `tasks/get` polls (the server's `pollIntervalMs`).
 
 Timings are measured here and only here, never asserted in tests.
 """
@@ -23,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
+import logging
 import os
 import platform
 import statistics
@@ -40,7 +45,7 @@ import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import Run, Script, drive
+from elicit_conformance.driver import Run, Script, drive, drive_task
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.wire import MODERN, Transcript, connect
 
@@ -54,6 +59,8 @@ TRANSPORT_GOALS = {"HTTP": 2.0, "stdio": 3.0, "HTTP, -n 2": 2.0}
 CI_GOAL_S = 8 * 60.0
 #: An unrelated project pays (almost) nothing for having the plugin installed.
 INERT_GOAL = 1.1
+#: Tasked calls timed (each pays the poll interval several times).
+TASK_CALLS = 20
 
 
 def _servers() -> dict[str, Any]:
@@ -146,6 +153,62 @@ async def _one_call(peer: Any, timer: LegTimer, tool: str, scenario: Scenario, r
 
     timer.label = "leg 1"
     await drive(peer, tool, arguments, Script(tool, arguments, scenario.answers), on_round=next_leg)
+
+
+# -- a tasked call against the foreground ------------------------------------------
+
+
+class _Busy:
+    """A peer whose requests are timed: what is left of a tasked call's wall time
+    is the client waiting between polls."""
+
+    def __init__(self, peer: Any) -> None:
+        self.peer, self.era, self.seconds, self.polls = peer, peer.era, 0.0, 0
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return await self._timed(self.peer.call_tool(name, arguments, **extra))
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.polls += method == "tasks/get"
+        return await self._timed(self.peer.request(method, params))
+
+    async def _timed(self, sent: Any) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            return await sent
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+@dataclass(frozen=True)
+class TaskTime:
+    foreground: float
+    tasked: float
+    waiting: float
+    polls: float
+
+
+async def _tasked_against_foreground(server: Any, case_id: str, calls: int) -> TaskTime:
+    """Medians over `calls` calls of each kind, taking turns."""
+    scenario = load().scenarios[case_id]
+    script = Script(scenario.tool, scenario.arguments, scenario.answers)
+    foreground, tasked, waiting, polls = [], [], [], []
+    async with _connect(server) as plain, \
+            connect(FastMCPTransport(server), MODERN, Transcript(), tasks=True) as opted:
+        for _ in range(calls):
+            started = time.perf_counter()
+            await drive(plain, scenario.tool, dict(scenario.arguments), script)
+            foreground.append(time.perf_counter() - started)
+            busy = _Busy(opted)
+            started = time.perf_counter()
+            run = await drive_task(busy, scenario.tool, scenario.arguments, script, deadline=anyio.current_time() + 60)
+            wall = time.perf_counter() - started
+            if run.task_id is None or run.result is None:
+                raise SystemExit(f"the tasked {scenario.tool} did not complete as a task: {run}")
+            tasked.append(wall)
+            waiting.append(wall - busy.seconds)
+            polls.append(busy.polls)
+    return TaskTime(*(statistics.median(v) for v in (foreground, tasked, waiting, polls)))
 
 
 # -- request_state size ------------------------------------------------------------
@@ -259,6 +322,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ci-run", action="store_true",
                         help="also time .ci/run on a fresh clone (minutes: it installs and runs every test)")
     args = parser.parse_args(argv)
+    # pydocket's worker (the tasks extension's) logs its start and every task at INFO.
+    logging.getLogger("docket").setLevel(logging.WARNING)
     servers = _servers()
     rows: list[tuple[str, ...]] = []
     header = ("Measure", "reference", "MCP SDK peer", "hand guard", "goal", "met")
@@ -297,6 +362,18 @@ def main(argv: list[str] | None = None) -> None:
     rows.append(("unrelated 3-test project, plugin installed (s, median of 7; x with -p no:elicit_conformance)",
                  f"{loaded:.2f} ({loaded / unloaded:.2f}x)", "", "", f"<= {INERT_GOAL}x",
                  _yes(loaded / unloaded <= INERT_GOAL)))
+
+    if importlib.util.find_spec("fastmcp_tasks") is None:
+        rows.append(("ORD-1 tasked against the foreground", "not measured: install elicit-conformance[tasks]",
+                     "", "", "", ""))
+    else:
+        timed = anyio.run(_tasked_against_foreground, servers["reference"], "ORD-1", TASK_CALLS)
+        rows.append((f"ORD-1 (two rounds) tasked: wall ms, median of {TASK_CALLS} (x the same call in the foreground)",
+                     f"{timed.tasked * 1e3:.0f} ({timed.tasked / timed.foreground:.0f}x; foreground "
+                     f"{timed.foreground * 1e3:.1f})", "", "", "measured", "n/a"))
+        rows.append(("of it, waiting between tasks/get polls (ms, share; polls per call)",
+                     f"{timed.waiting * 1e3:.0f} ({timed.waiting / timed.tasked:.0%}; {timed.polls:.0f} polls)",
+                     "", "", "measured", "n/a"))
 
     if not args.no_suite:
         times = _transports()
