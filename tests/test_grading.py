@@ -21,13 +21,13 @@ def test_demo_baseline_holds_the_one_failing_case(tmp_path: Path) -> None:
     result = run(tmp_path / "run", NO_DIGEST, f"--conformance-baseline={BASELINE}")
     assert result.returncode == 0, result.output[-3000:]
     assert result.statuses()[DIG_1] == "expected failure"
-    assert set(result.statuses().values()) == {"pass", "expected failure"}
+    assert set(result.judged().values()) == {"pass", "expected failure"}
 
 
 def test_without_the_entry_the_case_fails(tmp_path: Path) -> None:
     result = run(tmp_path / "run", NO_DIGEST)
     assert result.returncode == 1
-    assert [n for n, s in result.statuses().items() if s != "pass"] == [DIG_1]
+    assert [n for n, s in result.judged().items() if s != "pass"] == [DIG_1]
     # Every report says the same sentence: JUnit's message, index.json, the terminal.
     (failure,) = ET.parse(tmp_path / "run" / "junit.xml").iter("failure")
     (case,) = [c for c in result.index["cases"] if c["nodeid"] == DIG_1]
@@ -60,7 +60,7 @@ def test_entries_may_name_single_cases_with_or_without_their_revision(tmp_path: 
                    "test_scenario[NOPE-9-2026-07-28]: never existed\n")
     result = run(tmp_path / "one", NO_DIGEST, f"--conformance-baseline={one}")
     assert result.returncode == 1
-    statuses = result.statuses()
+    statuses = result.judged()
     assert statuses[DIG_1] == "expected failure"
     assert {s for n, s in statuses.items() if "[BAT-1-" in n} == {"stale baseline"}
     assert "stale baseline entry (line 3): test_scenario[NOPE-9-2026-07-28] matches no case" in result.output

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.local_server import LocalServer
-from tests.suite import ROOT, SuiteRun, finish, start
+from tests.suite import ROOT, SuiteRun, finish, start, unserved_task
 
 SEEDS = (1, 2)
 #: Short limits: a dropped answer costs one timeout, a dropped first answer one start-up.
@@ -35,7 +35,7 @@ def _judged(result: SuiteRun, acts: Path) -> None:
     assert acts.exists() and len(acts.read_text().splitlines()) >= 5, "the server misbehaved too little to prove anything"
     cases = result.index["cases"]
     assert cases, result.output[-3000:]
-    others = [c for c in cases if c["status"] not in ("pass", "skipped")]
+    others = [c for c in cases if c["status"] not in ("pass", "skipped") and not unserved_task(c["nodeid"], c["status"])]
     assert others, "no case noticed the misbehaviour"
     for case in others:
         message = case["message"]

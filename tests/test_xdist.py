@@ -59,7 +59,7 @@ def test_no_case_depends_on_the_cases_run_before_it(tmp_path: Path) -> None:
     files = sorted((ROOT / "conformance" / "cases").glob("test_*.py"), reverse=True)
     result = run(tmp_path / "reversed", cases=tuple(str(f.relative_to(ROOT)) for f in files))
     assert result.returncode == 0, result.output[-3000:]
-    assert set(result.statuses().values()) == {"pass"}
+    assert set(result.judged().values()) == {"pass"}
 
 
 def test_row_coverage_is_judged_across_workers(tmp_path: Path) -> None:
@@ -70,6 +70,6 @@ def test_row_coverage_is_judged_across_workers(tmp_path: Path) -> None:
     result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "-k", "BAT-1", "-n", "2")
     problem = "requirement rows with no case (add a case, or exclude the row with a reason): BAT-9"
     # The cases that ran pass; the uncovered row, found by every worker, fails the run once.
-    assert set(result.statuses().values()) == {"pass"}, result.output[-3000:]
+    assert set(result.judged().values()) == {"pass"}, result.output[-3000:]
     assert result.returncode == 1 and result.index["problems"] == [problem]
     assert result.output.count(problem) == 1, result.output[-3000:]
