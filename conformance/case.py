@@ -125,11 +125,9 @@ class Case:
             raise missing_tool(scenario.tool)
         arguments = arguments if arguments is not None else scenario.arguments
         script = Script(scenario.tool, arguments, answers or scenario.answers)
-        if peer is not None:
-            return await drive_task(peer, scenario.tool, arguments, script,
-                                    deadline=self.deadline(), on_episode=on_episode)
-        async with self.task_peer(elicitation=elicitation) as own:
-            return await drive_task(own, scenario.tool, arguments, script,
+        connection = contextlib.nullcontext(peer) if peer is not None else self.task_peer(elicitation=elicitation)
+        async with connection as used:
+            return await drive_task(used, scenario.tool, arguments, script,
                                     deadline=self.deadline(), on_episode=on_episode)
 
     def deadline(self) -> float:

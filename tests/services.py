@@ -139,13 +139,17 @@ class HAProxy(Service):
 
 def _installed(package: str) -> str:
     """The path of `package`'s program, installing the Debian package if need be."""
-    found = shutil.which(package) or shutil.which(f"/usr/sbin/{package}")
+
+    def find() -> str | None:  # a root-only program (haproxy) may be off a user's PATH
+        return shutil.which(package) or shutil.which(f"/usr/sbin/{package}")
+
+    found = find()
     if found is None and shutil.which("apt-get") and os.geteuid() == 0:
         install = ["apt-get", "install", "-y", "--no-install-recommends", package]
         if subprocess.run(install, capture_output=True).returncode != 0:  # package lists not fetched yet
             subprocess.run(["apt-get", "update"], capture_output=True)
             subprocess.run(install, capture_output=True)
-        found = shutil.which(package) or shutil.which(f"/usr/sbin/{package}")
+        found = find()
     if found is None:
         raise RuntimeError(
             f"{package} is not installed and could not be installed: the multi-process tests need a real "

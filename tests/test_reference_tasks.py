@@ -5,7 +5,6 @@ through the task too, and without the tasks extra the reference serves no task.
 
 from __future__ import annotations
 
-import importlib.util
 from datetime import timedelta
 from typing import Annotated, Any
 
@@ -17,8 +16,7 @@ from fastmcp.utilities.tasks import TaskConfig
 from elicit_conformance.driver import Script, drive_task
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.wire import MODERN, RpcError, Transcript, connect
-
-TASKS_SERVED = importlib.util.find_spec("fastmcp_tasks") is not None
+from tests.suite import TASKS_SERVED
 
 
 def which_airport(destination: str) -> Elicit[str]:
