@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from elicit_conformance.wire import Transcript
+from elicit_conformance.wire import TASKS, Transcript
 
 _VERSION_KEYS = {"version"}
 
@@ -47,7 +47,7 @@ def normalize(transcript: Transcript, volatile: dict[str, str]) -> list[dict[str
 #: Extensions a deployment may or may not register (the tasks extension needs the
 #: `tasks` extra); the TASK cases judge them, a golden transcript leaves them out
 #: of the server's advertised capabilities so that it reads the same either way.
-_OPTIONAL_EXTENSIONS = frozenset({"io.modelcontextprotocol/tasks"})
+_OPTIONAL_EXTENSIONS = frozenset({TASKS})
 
 
 def _without_optional_extensions(message: dict[str, Any]) -> dict[str, Any]:
