@@ -16,6 +16,8 @@ HOSTILE = (
 )
 DIG_1 = "conformance/cases/test_behaviours.py::test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped[2026-07-28]"
 
+pytestmark = pytest.mark.usefixtures("quick_attacks")
+
 
 def test_demo_baseline_holds_the_one_failing_case(tmp_path: Path) -> None:
     result = run(tmp_path / "run", NO_DIGEST, f"--conformance-baseline={BASELINE}")
@@ -146,7 +148,8 @@ def test_a_case_claiming_a_missing_row_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_generated_attack_that_succeeds_reads_as_a_sentence_and_its_smallest_example(tmp_path: Path) -> None:
-    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks")
+    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks",
+                 env={"ELICIT_FUZZ": "ci"})
     (case,) = result.index["cases"]
     message = case["message"]
     assert case["status"] == "fail" and message.startswith("SEC-1: the call completed with other data than the user gave")

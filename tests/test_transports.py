@@ -1,6 +1,8 @@
 """The whole suite against the reference three ways: in-process, over HTTP
-(uvicorn on 127.0.0.1), and over stdio; and over HTTP and stdio again with
-pytest-xdist (`-n 2`). Same verdicts, same transcripts.
+(uvicorn on 127.0.0.1), and over stdio; and over stdio again with pytest-xdist
+(`-n 2`), the transport where each worker keeps server processes of its own.
+Same verdicts, same transcripts. (That `-n 2` reports what a single run does is
+tests/test_xdist.py; that it works from the wheel, tests/test_wheel.py.)
 
 Each run is a `pytest` child process writing a conformance report; the HTTP
 and stdio runs also compare every transcript with the golden ones
@@ -25,7 +27,7 @@ from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ERAS
 from tests.suite import TASKS_SERVED, SuiteRun, finish, start
 
-TRANSPORTS = ["in-process", "http", "stdio", "http -n 2", "stdio -n 2"]
+TRANSPORTS = ["in-process", "http", "stdio", "stdio -n 2"]
 #: The client identities the cases use: each revision, declaring both
 #: elicitation modes, URL mode only, or none; and on 2026-07-28 a client opting
 #: into tasks, with form elicitation or without (TASK-5).
@@ -45,7 +47,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
             "in-process": [],
             "http": [f"--server={server.url}", "--golden-transcripts"],
             "stdio": [_stdio(tmp / "stdio.pids"), "--golden-transcripts"],
-            "http -n 2": [f"--server={server.url}", "--golden-transcripts", "-n", "2"],
             "stdio -n 2": [_stdio(tmp / "stdio-n2.pids"), "--golden-transcripts", "-n", "2"],
         }
         started = {name: start(tmp / name.replace(" ", ""), *options[name]) for name in TRANSPORTS}

@@ -7,7 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.suite import BASELINE, NO_DIGEST, ROOT, SuiteRun, finish, run, start
+
+pytestmark = pytest.mark.usefixtures("quick_attacks")
 
 SDK_PEER = "--server=elicit_conformance.fixtures.peers.mcp_sdk:app"
 #: What a case's verdict is, without what differs run to run (time, state sizes).

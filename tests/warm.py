@@ -1,13 +1,15 @@
 """A warm interpreter that forks one child per suite run (`tests.suite.WarmRunner`).
 
-Every suite run against a fastmcp target imports fastmcp and mcp: over a
-second, a third of a mutant's quick run. Imported here once, each forked child
-starts from them. None of the suite's own modules is imported before the fork,
-so the child imports and assertion-rewrites them as a fresh process does (the
+Every suite run against a fastmcp target imports fastmcp's client and server,
+mcp, fastmcp-tasks where installed, pytest and hypothesis: over a second, a
+third of a mutant's quick run. Imported here once, each forked child starts
+from them. None of the suite's own modules is imported before the fork, so the
+child imports and assertion-rewrites them as a fresh process does (the
 reference and the mutant's patches included). Of the pytest plugins only
 anyio's comes early (fastmcp imports anyio): pytest says so with one
 PytestAssertRewriteWarning, and its plugin module, which holds no verdict, is
-not rewritten.
+not rewritten. The other plugins (syrupy, xdist, pytest-asyncio, hypothesis's
+own plugin module) are left for the child to import.
 
 Protocol, one JSON object a line: in, `{"argv", "env", "output"}`; out,
 `{"pid"}` when the child starts, then `{"returncode"}` when it ends.
@@ -15,6 +17,7 @@ Protocol, one JSON object a line: in, `{"argv", "env", "output"}`; out,
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -22,7 +25,13 @@ import traceback
 from typing import Any
 
 import fastmcp.client.transports.base  # noqa: F401 - imported once, before any fork
+import fastmcp.server.server  # noqa: F401
+import hypothesis  # noqa: F401
 import mcp.server.mcpserver  # noqa: F401
+import pytest
+
+if importlib.util.find_spec("fastmcp_tasks") is not None:
+    import fastmcp_tasks  # noqa: F401 - the reference registers it when installed
 
 
 def main() -> None:
@@ -54,8 +63,6 @@ def _child(request: dict[str, Any]) -> None:
         # What the interpreter would have read from the environment at start.
         sys.path[1:1] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
-        import pytest
-
         code = int(pytest.main(request["argv"]))
     except BaseException:  # noqa: BLE001 - the child must end here, whatever happened
         traceback.print_exc()
