@@ -32,10 +32,11 @@ app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_en
 if importlib.util.find_spec("fastmcp_tasks") is not None:
     from elicit_conformance.reference.tasks import DeclarativeTasks
 
-    # A worker that goes away holding a task's message (a process that died, or an
-    # in-process connection's worker torn down while a read of the shared
-    # memory:// store was pending) leaves the task "working" until the message is
-    # redelivered: after 5 minutes by default, long past any client's patience.
+    # A worker that goes away holding a task's message (a process that died; likely
+    # also an in-process connection's worker torn down while a read of the shared
+    # memory:// store was pending, seen twice under load, not reproduced) leaves the
+    # task "working" until the message is redelivered: after 5 minutes by default,
+    # long past any client's patience.
     # Docket renews the lease of every task still running, so a short timeout
     # moves only abandoned work, within about 2.5 s.
     app.add_extension(DeclarativeTasks(redelivery_timeout=timedelta(seconds=2)))
