@@ -2,30 +2,52 @@
 
 The hand-written mutants in `fixtures/mutants/` were written beside the cases
 they must fail, so the score they give measures the suite against itself. The
-mutants here are nobody's choice: every first-order change of five classic
-kinds to the four engine modules (`rounds`, `answers`, `questions`, `serve`),
+mutants here are nobody's choice: every first-order change of the kinds below
+to the four engine modules (`rounds`, `answers`, `questions`, `serve`),
 sampled with a fixed seed, each run against the whole suite in a process of
 its own. A mutant the suite passes is a survivor: either a behaviour no case
 exercises, or an equivalent mutant (the program means the same thing), which
-`fixtures/mutants/equivalent.toml` lists with a one-line reason each.
+`fixtures/mutants/equivalent.toml` lists with a one-line reason each. A mutant
+whose reference no longer imports is *incompetent*: it is reported apart and
+left out of the score (the suite must still fail its run, at the target check,
+and the run says so).
 
-The kinds (`ast`, so no formatting or comments are involved):
+The kinds (`ast`, so no formatting or comments are involved). The first five
+were this tool's own; the rest are the classes an independent generator used
+to find what they missed:
 
 - `cmp`: one comparison flipped (`==`/`!=`, `<`/`>=`, `is`/`is not`, `in`/`not in`);
 - `bool`: one `and` made `or`, or the reverse;
-- `delete`: one statement inside a function replaced by `pass`;
+- `delete`: one statement inside a function replaced by `pass` (a `raise` too);
 - `return`: one `return <value>` made `return None`;
-- `drop`: one element dropped from a list, tuple, set or dict literal.
+- `drop`: one element dropped from a list, tuple, set or dict literal;
+- `arg`: one positional argument or keyword dropped from a call;
+- `unwrap`: a call replaced by its first argument;
+- `swap`: two neighbouring positional arguments swapped;
+- `true`, `false`: the condition of an `if`, `while`, conditional expression or
+  comprehension filter forced;
+- `operand`: one operand of an `and`/`or` dropped;
+- `not`: a `not` removed; `unary`: a unary minus removed;
+- `string`: a non-empty string emptied (docstrings left alone);
+- `constant`: a number made one more, `True` and `False` swapped;
+- `await`: an `await` removed;
+- `except`: an `except` body replaced by a bare `raise`;
+- `decorator`: one decorator dropped;
+- `anyall`: `any` and `all` swapped;
+- `slice`: one bound of a slice dropped;
+- `arith`: `+`/`-`, `*`/`/`, `//`/`/`, `%`/`*`, `|`/`&` swapped (augmented too);
+- `boundary`: `<`/`<=`, `>`/`>=` swapped;
+- `loop`: `break` and `continue` swapped.
 
 A mutant's ID names where it is, not the line: `rounds.Leg._settle/cmp#1` is
 the second `cmp` site in `Leg._settle`, so IDs survive edits elsewhere.
 
 Usage::
 
-    python -m elicit_conformance.mutate                 # 150 mutants, seed 2026
+    python -m elicit_conformance.mutate                 # 300 mutants, seed 2026
     python -m elicit_conformance.mutate --list          # every site, no runs
     python -m elicit_conformance.mutate --only rounds.Leg._settle/cmp#1
-    python -m elicit_conformance.mutate --fail-under 95 --write-run docs/mutation.md
+    python -m elicit_conformance.mutate --fail-under 95 --file-floor 90 --write-run docs/mutation.md
 """
 
 from __future__ import annotations
@@ -51,9 +73,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from elicit_conformance.verdict import brief
+
 PACKAGE = "elicit_conformance.reference"
 ENGINE = ("rounds", "answers", "questions", "serve")
-DEFAULT_SAMPLE = 150
+DEFAULT_SAMPLE = 300
 DEFAULT_SEED = 2026
 #: Equivalent mutants live beside the hand-written ones, in the repository.
 EQUIVALENTS = Path(__file__).resolve().parents[1] / "fixtures" / "mutants" / "equivalent.toml"
@@ -61,6 +85,8 @@ EQUIVALENTS = Path(__file__).resolve().parents[1] / "fixtures" / "mutants" / "eq
 #: mutant that hangs a request is a failed case after --conformance-timeout; this
 #: stops one that never lets the server start (an endless loop at import).
 CHILD_TIMEOUT = 300
+#: What a child prints when the mutated reference does not import.
+INCOMPETENT = "mutant-incompetent:"
 
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
@@ -105,13 +131,17 @@ class _Candidate:
     index: int | None
     make: Callable[[Any], ast.AST]
 
-    def replacement(self) -> ast.AST:
-        return ast.copy_location(self.make(copy.deepcopy(self.node)), self.node)
+    def replacement(self) -> ast.AST | None:
+        """The node put in its place; None when it is taken out (a dropped decorator)."""
+        new = self.make(copy.deepcopy(self.node))
+        return None if new is None else ast.copy_location(new, self.node)
 
     def apply(self) -> None:
         new = self.replacement()
         if self.index is None:
             setattr(self.parent, self.field, new)
+        elif new is None:
+            del getattr(self.parent, self.field)[self.index]
         else:
             getattr(self.parent, self.field)[self.index] = new
 
@@ -135,6 +165,78 @@ def _drop(at: int) -> Callable[[Any], ast.AST]:
             del node.keys[at], node.values[at]
         else:
             del node.elts[at]
+        return node
+
+    return make
+
+
+_BOUNDARY: dict[type[ast.cmpop], type[ast.cmpop]] = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+_ARITH: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
+    ast.Mod: ast.Mult, ast.BitOr: ast.BitAnd, ast.BitAnd: ast.BitOr,
+}
+
+
+def _REMOVED(node: Any) -> None:
+    """`make` of a site whose node is taken out of its list (a decorator)."""
+    return None
+
+
+def _move_boundary(at: int) -> Callable[[ast.Compare], ast.AST]:
+    def make(node: ast.Compare) -> ast.AST:
+        node.ops[at] = _BOUNDARY[type(node.ops[at])]()
+        return node
+
+    return make
+
+
+def _swap_arith(node: ast.BinOp | ast.AugAssign) -> ast.AST:
+    node.op = _ARITH[type(node.op)]()
+    return node
+
+
+def _drop_operand(at: int) -> Callable[[ast.BoolOp], ast.AST]:
+    def make(node: ast.BoolOp) -> ast.AST:
+        del node.values[at]
+        return node.values[0] if len(node.values) == 1 else node
+
+    return make
+
+
+def _drop_argument(at: int) -> Callable[[ast.Call], ast.AST]:
+    def make(node: ast.Call) -> ast.AST:
+        if at < len(node.args):
+            del node.args[at]
+        else:
+            del node.keywords[at - len(node.args)]
+        return node
+
+    return make
+
+
+def _swap_arguments(at: int) -> Callable[[ast.Call], ast.AST]:
+    def make(node: ast.Call) -> ast.AST:
+        node.args[at], node.args[at + 1] = node.args[at + 1], node.args[at]
+        return node
+
+    return make
+
+
+def _swap_any_all(node: ast.Call) -> ast.AST:
+    assert isinstance(node.func, ast.Name)
+    node.func.id = "all" if node.func.id == "any" else "any"
+    return node
+
+
+def _reraise(node: ast.ExceptHandler) -> ast.AST:
+    node.body = [ast.Raise()]
+    return node
+
+
+def _drop_bound(bound: str) -> Callable[[ast.Subscript], ast.AST]:
+    def make(node: ast.Subscript) -> ast.AST:
+        assert isinstance(node.slice, ast.Slice)
+        setattr(node.slice, bound, None)
         return node
 
     return make
@@ -193,6 +295,78 @@ def _sites_of(
         and not _is_docstring(node) and not (isinstance(node, ast.AnnAssign) and node.value is None)
     ):
         yield site("delete", lambda n: ast.Pass())
+    yield from _more_sites_of(node, qualname, parent, field_name, at, site)
+
+
+def _more_sites_of(
+    node: ast.AST, qualname: str, parent: ast.AST, field_name: str, at: int | None,
+    site: Callable[[str, Callable[[Any], ast.AST]], _Candidate],
+) -> Iterator[_Candidate]:
+    """The kinds an independent generator found the first five blind to (issue 23).
+
+    Kept apart from the first five so that their site IDs, which
+    equivalent.toml records, do not move."""
+    if isinstance(node, ast.Call):
+        yield from _call_sites(node, site)
+    elif isinstance(node, ast.BoolOp):
+        for position in range(len(node.values)):
+            yield site("operand", _drop_operand(position))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        yield site("not" if isinstance(node.op, ast.Not) else "unary", lambda n: n.operand)
+    elif isinstance(node, ast.Await):
+        yield site("await", lambda n: n.value)
+    elif isinstance(node, ast.ExceptHandler):
+        yield site("except", _reraise)
+    elif isinstance(node, ast.Compare):
+        for position, op in enumerate(node.ops):
+            if type(op) in _BOUNDARY:
+                yield site("boundary", _move_boundary(position))
+    elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in _ARITH:
+        yield site("arith", _swap_arith)
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        for bound in ("lower", "upper", "step"):
+            if getattr(node.slice, bound) is not None:
+                yield site("slice", _drop_bound(bound))
+    elif isinstance(node, (ast.Break, ast.Continue)):
+        yield site("loop", lambda n: ast.Continue() if isinstance(n, ast.Break) else ast.Break())
+    elif isinstance(node, ast.Constant):
+        yield from _constant_sites(node, parent, site)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        own = node.name if qualname == "<module>" else f"{qualname}.{node.name}"
+        for position, decorator in enumerate(node.decorator_list):
+            yield _Candidate(own, "decorator", decorator, node, "decorator_list", position, _REMOVED)
+    forced_test = (isinstance(parent, (ast.If, ast.While, ast.IfExp)) and field_name == "test") or (
+        isinstance(parent, ast.comprehension) and field_name == "ifs"
+    )
+    if forced_test and isinstance(node, ast.expr):
+        yield site("true", lambda n: ast.Constant(value=True))
+        yield site("false", lambda n: ast.Constant(value=False))
+
+
+def _call_sites(node: ast.Call, site: Callable[[str, Callable[[Any], ast.AST]], _Candidate]) -> Iterator[_Candidate]:
+    for position in range(len(node.args) + len(node.keywords)):
+        yield site("arg", _drop_argument(position))
+    if node.args and not isinstance(node.args[0], ast.Starred):
+        yield site("unwrap", lambda n: n.args[0])
+    for position in range(len(node.args) - 1):
+        if not isinstance(node.args[position], ast.Starred) and not isinstance(node.args[position + 1], ast.Starred):
+            yield site("swap", _swap_arguments(position))
+    if isinstance(node.func, ast.Name) and node.func.id in ("any", "all"):
+        yield site("anyall", _swap_any_all)
+
+
+def _constant_sites(
+    node: ast.Constant, parent: ast.AST, site: Callable[[str, Callable[[Any], ast.AST]], _Candidate],
+) -> Iterator[_Candidate]:
+    value = node.value
+    if isinstance(value, bool):
+        yield site("constant", lambda n: ast.Constant(value=not n.value))
+    elif isinstance(value, (int, float)):
+        yield site("constant", lambda n: ast.Constant(value=n.value + 1))
+    # A bare string statement is a docstring (or nothing); an f-string's literal
+    # part is emptied as a string too.
+    elif isinstance(value, str) and value and not isinstance(parent, ast.Expr):
+        yield site("string", lambda n: ast.Constant(value=""))
 
 
 def _is_docstring(node: ast.AST) -> bool:
@@ -220,7 +394,9 @@ def _numbered(module: str, tree: ast.Module) -> Iterator[tuple[str, _Candidate]]
         yield f"{module}.{candidate.qualname}/{candidate.kind}#{number}", candidate
 
 
-def _short(node: ast.AST) -> str:
+def _short(node: ast.AST | None) -> str:
+    if node is None:
+        return "(removed)"
     text = " ".join(ast.unparse(node).split())
     return text if len(text) <= 100 else text[:97] + "..."
 
@@ -324,6 +500,14 @@ def _child(site_id: str, pytest_args: list[str]) -> int:
     if any(name.startswith(PACKAGE) for name in sys.modules):
         raise SystemExit("the reference was imported before the mutant was installed")
     sys.meta_path.insert(0, _MutantFinder(fullname, code, path))
+    try:
+        importlib.import_module(f"{PACKAGE}.app")
+    except Exception as error:  # noqa: BLE001 - whatever stops the import makes the mutant incompetent
+        # Said before the suite runs, which must still report the run as failed
+        # (its target check): the parent reads both.
+        print(f"{INCOMPETENT} {type(error).__name__}: {error}".splitlines()[0], file=sys.stderr, flush=True)
+        for name in [name for name in sys.modules if name.startswith(PACKAGE)]:
+            del sys.modules[name]
     return int(pytest.main(pytest_args))
 
 
@@ -352,6 +536,14 @@ def run_one(site: Site, timeout: float) -> Verdict:
             )
         except subprocess.TimeoutExpired:
             return Verdict(site, "killed", f"the suite did not finish in {CHILD_TIMEOUT} s")
+        incompetent = next((line for line in done.stderr.splitlines() if line.startswith(INCOMPETENT)), None)
+        if incompetent is not None:
+            # Not a behaviour the suite caught: the reference does not import. The
+            # suite must still fail the run, or its target check is broken.
+            why = incompetent.removeprefix(INCOMPETENT).strip()
+            if done.returncode != 0:
+                return Verdict(site, "incompetent", f"the app does not import ({brief(why, 120)}); the suite failed the run (exit {done.returncode})")
+            return Verdict(site, "error", f"the app does not import ({brief(why, 120)}), yet the suite passed")
         if done.returncode == 0:
             return Verdict(site, "survived", "every case passed")
         if done.returncode == 1:
@@ -400,12 +592,13 @@ def judge(sites: Sequence[Site], known: dict[str, Equivalent], jobs: int, timeou
 class Score:
     killed: int
     equivalent: int
+    incompetent: int
     total: int
 
     @property
     def judged(self) -> int:
-        """Mutants that change behaviour: the denominator."""
-        return self.total - self.equivalent
+        """Mutants that change behaviour and import: the denominator."""
+        return self.total - self.equivalent - self.incompetent
 
     @property
     def percent(self) -> float:
@@ -414,13 +607,33 @@ class Score:
     def line(self) -> str:
         return (
             f"mutation score: {self.killed}/{self.judged} non-equivalent mutants killed "
-            f"({self.percent:.1f}%); {self.equivalent} equivalent, {self.total} in all"
+            f"({self.percent:.1f}%); {self.equivalent} equivalent, {self.incompetent} incompetent "
+            f"(the app does not import), {self.total} in all"
         )
 
 
 def score(verdicts: Sequence[Verdict]) -> Score:
-    count = {status: sum(v.status == status for v in verdicts) for status in ("killed", "equivalent")}
-    return Score(count["killed"], count["equivalent"], len(verdicts))
+    count = {status: sum(v.status == status for v in verdicts) for status in ("killed", "equivalent", "incompetent")}
+    return Score(count["killed"], count["equivalent"], count["incompetent"], len(verdicts))
+
+
+def kind_of(site: Site) -> str:
+    """The operator of a site: `cmp` of `rounds.Leg._settle/cmp#1`."""
+    return site.id.rsplit("/", 1)[1].split("#", 1)[0]
+
+
+def breakdown(verdicts: Sequence[Verdict], key: Callable[[Site], str]) -> list[str]:
+    """A Markdown table of the score per group (operator or module)."""
+    groups: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        groups.setdefault(key(v.site), []).append(v)
+    rows = ["| | killed / judged | score | equivalent | incompetent | survived |", "|---|---|---|---|---|---|"]
+    for name, group in sorted(groups.items()):
+        result = score(group)
+        survived = sum(v.status in ("survived", "error") for v in group)
+        rows.append(f"| {name} | {result.killed}/{result.judged} | {result.percent:.0f}% | "
+                    f"{result.equivalent} | {result.incompetent} | {survived} |")
+    return rows
 
 
 # -- reporting -----------------------------------------------------------------
@@ -442,6 +655,14 @@ def render_run(verdicts: Sequence[Verdict], chosen: str, wall: float) -> str:
         f"- Machine: {machine}",
         f"- Mutants: {chosen}; wall time {wall / 60:.1f} min",
         f"- **{result.line()}**",
+        "",
+        "Per engine file:",
+        "",
+        *breakdown(verdicts, lambda site: f"{site.module}.py"),
+        "",
+        "Per operator (`--list` prints every site; the module's docstring says what each does):",
+        "",
+        *breakdown(verdicts, kind_of),
         "",
         "| mutant | line | change | verdict | what caught it, or why it is equivalent |",
         "|---|---|---|---|---|",
@@ -467,6 +688,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--survivors", type=Path, help="write the survivors as JSON here")
     parser.add_argument("--write-run", type=Path, help="write the run as Markdown here (docs/mutation.md)")
     parser.add_argument("--fail-under", type=float, default=0.0, help="exit 1 below this score (percent)")
+    parser.add_argument("--file-floor", type=float, default=0.0, help="exit 1 if any engine file scores below this (percent)")
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help="the equivalent-mutant list (default %(default)s)")
     options = parser.parse_args(args)
 
@@ -512,7 +734,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         how = (f"{len(chosen)} named with --only" if options.only
                else f"a sample of {len(chosen)} of {len(sites)} sites, seed {options.seed}")
         options.write_run.write_text(render_run(verdicts, how, wall))
-    return 1 if result.percent < options.fail_under else 0
+    low_files = [
+        module for module in ENGINE
+        if score([v for v in verdicts if v.site.module == module]).percent < options.file_floor
+    ]
+    if low_files:
+        print(f"below the per-file floor of {options.file_floor:g}%: {', '.join(low_files)}")
+    return 1 if result.percent < options.fail_under or low_files else 0
 
 
 if __name__ == "__main__":
