@@ -65,7 +65,10 @@ RULES: tuple[tuple[str, str], ...] = (
      "asking the question again are both refusals, and the body must not have run. \"The error names "
      "X\" means X appears as a word of its own (not inside another name such as the tool's) in the "
      "error's message or data, or in the result's text. At registration (REG rows), a refusal is an "
-     "exception with a message that is not an internal error (see conformance/registration.py)."),
+     "exception, of any class but an internal lookup, attribute, assertion, recursion or arithmetic "
+     "error, whose message names what is at fault: the marked parameter, its resolver, the tool "
+     "(each probe's tool is named `book`) or the name that cannot be resolved (REG/refusal; see "
+     "conformance/registration.py)."),
     ("`body_runs` counts across connections.",
      "Every case opens its own connection, and a later one, made by the same kind of client "
      "(revision and declared elicitation modes), asks `body_runs` how often an earlier call's body "

@@ -7,10 +7,17 @@ registers one tool (written in the target's own framework, as the probe id's
 case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
 - `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`, `REG-4/list-alias`): the wiring is wrong, so
-  the callable must raise the framework's registration error, with a message
-  (any exception but the internal ones in `INTERNAL_ERRORS`). The
-  message should name what is at fault, so each probe uses the names in
-  `NAMED` below (REG-1: a resolver for `airport` taking `nonexistent`; REG-2:
+  the callable must raise the framework's registration error: a deliberate
+  refusal, not a crash while reading the declaration (row REG/refusal, MUST of
+  every probe). A refusal is any exception, whatever its class, whose message
+  names what is at fault (one of `AT_FAULT` below: the marked parameter, its
+  resolver, the tool `book`, or the name that cannot be resolved) and which is
+  not one of `INTERNAL_ERRORS`. An `IndexError`, inspect's "no signature found
+  for builtin" or "isinstance expected 2 arguments" name nothing of the
+  declaration, so they are crashes; a `NameError` that names the missing name
+  is the library saying what is wrong. The tool each probe registers is named
+  `book`. The message should also name everything in `NAMED` (SHOULD, row
+  REG/clear) (REG-1: a resolver `ask` for `airport` taking `nonexistent`; REG-2:
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
   `destination` in a union arm, `destinations` a list (of the marked type, or of a type
   alias of it); REG-5, REG-6: `airport`;
@@ -54,14 +61,27 @@ NAMED = {
     "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",), "REG-10/name": ("seat",),
     "REG-10/type": ("seat",), "REG-11": ("seat",),
 }
-#: Exceptions that mean a bug inside the framework, never a deliberate refusal.
-#: Any other exception with a message is the framework's registration error,
-#: whatever its class (the reference raises a TypeError, the MCP SDK its own).
-INTERNAL_ERRORS = (
-    LookupError, AttributeError, AssertionError, NameError, RecursionError, ArithmeticError,
-)
+#: What a deliberate refusal names, at least one of, per probe (MUST, row REG/refusal):
+#: what `NAMED` lists, the probe's tool `book`, and its resolvers or missing names.
+AT_FAULT = {
+    probe: tuple(dict.fromkeys((*names, "book", *also))) for probe, names in NAMED.items()
+    for also in [{
+        "REG-1": ("airport", "ask"), "REG-2": ("after_inbound", "after_outbound"),
+        "REG-5": ("ask",), "REG-5/plain": ("ask",), "REG-7": ("destination", "ask"),
+        "REG-10/name": ("NotImported",),
+    }.get(probe, ())]
+} | {"ERA-6": ("greet", "name"), "ERA-6/resource": ("weather", "units")}
+#: Exceptions that mean a bug inside the framework, never a deliberate refusal,
+#: whatever they name (a KeyError of the parameter's name is a failed lookup).
+INTERNAL_ERRORS = (LookupError, AttributeError, AssertionError, RecursionError, ArithmeticError)
 
 
-def is_refusal(error: BaseException) -> bool:
-    """Whether `error` is a deliberate, explained registration error."""
-    return isinstance(error, Exception) and not isinstance(error, INTERNAL_ERRORS) and bool(str(error).strip())
+def is_refusal(error: BaseException, probe_id: str) -> bool:
+    """Whether `error` is a deliberate registration error: not internal, and naming what is at fault."""
+    from elicit_conformance.checks import names
+
+    message = str(error)
+    return (
+        isinstance(error, Exception) and not isinstance(error, INTERNAL_ERRORS)
+        and any(names(message, name) for name in AT_FAULT[probe_id])
+    )

@@ -19,6 +19,8 @@ from elicit_conformance.catalog import Reply, load
 from elicit_conformance.checks import names
 from elicit_conformance.driver import Script, drive, result_text
 from elicit_conformance.registration import (
+    AT_FAULT,
+    INTERNAL_ERRORS,
     MAY_RAISE,
     MUST_RAISE,
     MUST_REGISTER,
@@ -48,17 +50,19 @@ def probe(target: Target, probe_id: str) -> Any:
     return probes[probe_id]
 
 
-def _attempt(row: str, register: Any, what: str) -> Exception | None:
-    """Register; the deliberate refusal if there was one. An internal error leaking is a failure."""
+def _attempt(probe_id: str, register: Any, what: str) -> Exception | None:
+    """Register; the deliberate refusal if there was one. A crash is a failure (REG/refusal)."""
     try:
         register()
     except Exception as error:  # noqa: BLE001 - which exception is the verdict
         refusal: Exception | None = error
     else:
         refusal = None
-    check(row, refusal is None or is_refusal(refusal),
-          f"{what} raised {type(refusal).__name__} ({brief(str(refusal), 160)}), an internal error "
-          "rather than a deliberate registration error")
+    if refusal is not None:
+        check("REG/refusal", is_refusal(refusal, probe_id),
+              f"{what} raised {type(refusal).__name__} ({brief(str(refusal), 160)}): "
+              + ("an internal error" if isinstance(refusal, INTERNAL_ERRORS) else
+                 f"a crash, not a deliberate registration error, for it names none of {', '.join(AT_FAULT[probe_id])}"))
     return refusal
 
 
@@ -66,13 +70,13 @@ def _params(probe_ids: tuple[str, ...], *also: str) -> list[Any]:
     return [pytest.param(p, marks=pytest.mark.checks(p.split("/")[0], *also), id=p) for p in probe_ids]
 
 
-@pytest.mark.parametrize("probe_id", _params(MUST_RAISE, "REG/clear"))
+@pytest.mark.parametrize("probe_id", _params(MUST_RAISE, "REG/refusal", "REG/clear"))
 def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -> None:
     """In-process, through the registration adapter: each wrong wiring raises a
     deliberate registration error (see conformance/registration.py); SHOULD: its
     message names what is at fault."""
     row = probe_id.split("/")[0]
-    refusal = _attempt(row, probe(target, probe_id), f"registering the {probe_id} probe")
+    refusal = _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe")
     check(row, refusal is not None, f"{probe_id}: the wrong wiring registered without an error")
     message = str(refusal)
     for name in NAMED[probe_id]:
@@ -94,15 +98,15 @@ def test_reg_9_equivalent_spellings_register_and_hide_the_parameter(target: Targ
           f"{probe_id}: 'seat' is in the input schema {brief(schema)}")
 
 
-@pytest.mark.parametrize("probe_id", _params(MAY_RAISE))
+@pytest.mark.parametrize("probe_id", _params(MAY_RAISE, "REG/refusal"))
 def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, probe_id: str) -> None:
     """In-process, through the registration adapter: a prompt, and a resource
     template, declaring a question either register or raise a deliberate
     registration error."""
-    _attempt("ERA-6", probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)")
+    _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)")
 
 
-@pytest.mark.checks("ERA-6")
+@pytest.mark.checks("ERA-6", "REG/refusal")
 @async_case
 async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     case: Case, snapshot: Any, era: str
