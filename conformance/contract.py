@@ -384,4 +384,10 @@ def write_contract(destination: str) -> None:
 
 
 if __name__ == "__main__":
-    write_contract(sys.argv[1] if len(sys.argv) > 1 else "-")
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.contract",
+                                     description="Write the contract a target implements.")
+    parser.add_argument("destination", nargs="?", default="-",
+                        help="a .md file, a .json file for the same as data, or - for standard output (default)")
+    write_contract(parser.parse_args().destination)

@@ -33,9 +33,17 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
   its model, `int` for `Any`, and a multiple-choice shorthand for a `list[str]`).
-- `ERA-6`, `ERA-6/resource`: a prompt, and a resource template, with an `Elicit`
-  parameter: each either registers (works) or raises a registration error; an
-  internal exception is a leak.
+- `RES-2/partial`: right too: `seat`'s resolver is a `functools.partial` binding the
+  resolver's first argument (`kind`), the other (`ref`) a tool argument.
+- `REG-9/spelling-bare`, `-called`, `-named`, `-keyword`, `-added`: one tool `book(ref,
+  seat)` registered each way the framework documents (in fastmcp: `@server.tool`,
+  `@server.tool()`, `@server.tool("book", description=...)`, `@server.tool(name="book")`,
+  `server.add_tool(fn)`); the callable returns the input schema the server *lists* for
+  `book` (so a tool silently dropped is found), which has `ref` and not `seat`.
+- `ERA-6`, `ERA-6/prompt-called`, `ERA-6/prompt-named`, `ERA-6/resource`: a prompt
+  `greet` asking `name` (registered `@server.prompt`, `@server.prompt()`,
+  `@server.prompt("greet", ...)`), and a resource template `weather` asking `units`:
+  each either registers (works) or raises a deliberate registration error (REG/refusal).
 
 See `reference/registration_probes.py` for the reference's adapter.
 """
@@ -51,8 +59,15 @@ MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-8/fits-choices",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
+    "RES-2/partial",
 )
-MAY_RAISE = ("ERA-6", "ERA-6/resource")
+#: Each way the framework documents to register a tool: the tool is listed (its
+#: argument `ref` in the schema) and `seat` is hidden, whichever is used.
+SPELLINGS = (
+    "REG-9/spelling-bare", "REG-9/spelling-called", "REG-9/spelling-named", "REG-9/spelling-keyword",
+    "REG-9/spelling-added",
+)
+MAY_RAISE = ("ERA-6", "ERA-6/prompt-called", "ERA-6/prompt-named", "ERA-6/resource")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
     "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"),
@@ -70,7 +85,7 @@ AT_FAULT = {
         "REG-5": ("ask",), "REG-5/plain": ("ask",), "REG-7": ("destination", "ask"),
         "REG-10/name": ("NotImported",),
     }.get(probe, ())]
-} | {"ERA-6": ("greet", "name"), "ERA-6/resource": ("weather", "units")}
+} | {probe: ("greet", "name") for probe in MAY_RAISE} | {"ERA-6/resource": ("weather", "units")}
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal,
 #: whatever they name (a KeyError of the parameter's name is a failed lookup).
 INTERNAL_ERRORS = (LookupError, AttributeError, AssertionError, RecursionError, ArithmeticError)

@@ -79,10 +79,10 @@ def _cached_shape(answer_type: Any, title: str | None, description: str | None) 
 
 def _build_shape(answer_type: Any, title: str | None, description: str | None) -> AnswerShape:
     base, metadata = split_annotated(answer_type)
-    if metadata and _is_scalar(base):
-        # fastmcp only wraps bare scalars; an Annotated scalar would otherwise be
-        # sent as a non-object schema. Wrapping the Annotated keeps its Field
-        # constraints on the `value` field.
+    if metadata and (_is_scalar(base) or get_origin(base) is list):
+        # fastmcp only wraps bare scalars and lists of choices; an Annotated one
+        # would otherwise be sent as a non-object schema (and refused). Wrapping
+        # the Annotated keeps its Field constraints on the `value` field.
         wrapped = ScalarElicitationType[answer_type]  # type: ignore[valid-type]
         schema = get_elicitation_schema(wrapped)
         if title is not None or description is not None:

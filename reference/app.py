@@ -409,6 +409,45 @@ def book_cabin_extras(
     return f"{cabin} with {', '.join(extras) or 'no extras'}"
 
 
+@app.tool("book_described", description="Field metadata beside the marker, on every kind of answer (TYP-8).")
+def _book_described(
+    note: Annotated[str, Field(description="For the crew"), Elicit("Any note for the crew?")],
+    window: Annotated[bool, Field(description="A window seat"), Elicit("Would you like a window seat?")],
+    cabin: Annotated[Literal["economy", "business"], Field(description="Cabin class"), Elicit("Which cabin do you fly?")],
+    meal: Annotated[Meal, Field(title="Meal choice"), Elicit("Which meal do you eat?")],
+    extras: Annotated[list[Literal["wifi", "meal", "lounge"]], Field(description="Extras"), Elicit("Which extras do you want?")],
+    airport: Annotated[Airport, Field(description="Departure airport"), Elicit("Which airport do you leave from?")],
+) -> str:
+    return (f"{note}; window {str(window).lower()}; {cabin}; {meal.value}; "
+            f"{', '.join(extras)}; {airport.code}")
+
+
+def back_from(outbound: str) -> Elicit[str]:
+    return Elicit(f"When do you fly back from {outbound}?", response_type=str)
+
+
+@app.tool()
+def book_return_first(
+    back: Annotated[str, Elicit(back_from)],
+    seat: Annotated[str, Elicit("Window or aisle?")],
+    outbound: Annotated[str, Elicit("Where are you flying to?")],
+) -> str:
+    """A question waiting on a parameter declared after it, with an independent
+    one between them: rounds keep signature order, not dependency order (ORD-1, BAT-4)."""
+    return f"{outbound} back {back}, {seat}"
+
+
+def bags_as_text():  # type: ignore[no-untyped-def]  # undeclared: only a call shows the type
+    return Elicit("How many bags, in words or digits?", response_type=str)
+
+
+@app.tool
+def book_bag_count(ref: str, bags: Annotated[int, Elicit(bags_as_text)]) -> str:
+    """Its resolver asks for text the int parameter cannot hold: "5" is not 5 (RES-9)."""
+    _ran(ref)
+    return f"Bags: {bags}"
+
+
 @app.tool
 def book_and_guard(ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]):  # type: ignore[no-untyped-def]
     """No return annotation, and a body that also returns its own ask: two

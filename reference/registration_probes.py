@@ -4,6 +4,7 @@ Each probe registers one tool (or prompt) on a fresh server and returns the
 registered tool's input schema; the REG cases expect the wrong wirings to raise.
 """
 
+import asyncio
 import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -242,13 +243,80 @@ def partial_tool() -> dict[str, Any]:
     return _schema_of(functools.partial(book, cabin="economy"), name="book")
 
 
-def on_prompt() -> dict[str, Any]:
-    server = DeclarativeFastMCP("probe")
+def _listed(server: DeclarativeFastMCP) -> dict[str, Any]:
+    """The input schema `server` lists for its tool `book`, as a client would see it."""
+    for tool in asyncio.run(server.list_tools()):
+        if tool.name == "book":
+            return tool.parameters
+    raise LookupError("the server lists no tool 'book' after it was registered")
 
-    @server.prompt
+
+def _seat_booking() -> Callable[..., str]:
+    def book(ref: str, seat: Annotated[str, Elicit("Window or aisle?")]) -> str:
+        return f"{ref}: {seat}"
+
+    return book
+
+
+def spelled_bare() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.tool(_seat_booking())  # what `@server.tool` does
+    return _listed(server)
+
+
+def spelled_called() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.tool()(_seat_booking())  # `@server.tool()`
+    return _listed(server)
+
+
+def spelled_named() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.tool("book", description="Book a seat.")(_seat_booking())  # `@server.tool("book", description=...)`
+    return _listed(server)
+
+
+def spelled_keyword() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.tool(name="book")(_seat_booking())  # `@server.tool(name="book")`
+    return _listed(server)
+
+
+def spelled_added() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.add_tool(_seat_booking())
+    return _listed(server)
+
+
+def partial_resolver() -> dict[str, Any]:
+    def ask(kind: str, ref: str) -> Elicit[str]:
+        return Elicit(f"Which {kind} for {ref}?", response_type=str)
+
+    def book(ref: str, seat: Annotated[str, Elicit(functools.partial(ask, "seat"))]) -> str:
+        return seat
+
+    return _schema_of(book)
+
+
+def _greeting() -> Callable[..., str]:
     def greet(name: Annotated[str, Elicit("What is your name?")]) -> str:
         return f"Hello {name}"
 
+    return greet
+
+
+def on_prompt() -> dict[str, Any]:
+    DeclarativeFastMCP("probe").prompt(_greeting())  # `@server.prompt`
+    return {}
+
+
+def on_prompt_called() -> dict[str, Any]:
+    DeclarativeFastMCP("probe").prompt()(_greeting())  # `@server.prompt()`
+    return {}
+
+
+def on_prompt_named() -> dict[str, Any]:
+    DeclarativeFastMCP("probe").prompt("greet", description="Greets.")(_greeting())  # `@server.prompt("greet", ...)`
     return {}
 
 
@@ -284,9 +352,17 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-9/optional-outside": optional_outside,
     "REG-9/type-alias": type_alias,
     "REG-9/partial": partial_tool,
+    "REG-9/spelling-bare": spelled_bare,
+    "REG-9/spelling-called": spelled_called,
+    "REG-9/spelling-named": spelled_named,
+    "REG-9/spelling-keyword": spelled_keyword,
+    "REG-9/spelling-added": spelled_added,
+    "RES-2/partial": partial_resolver,
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
     "REG-11": cannot_be_asked,
     "ERA-6": on_prompt,
+    "ERA-6/prompt-called": on_prompt_called,
+    "ERA-6/prompt-named": on_prompt_named,
     "ERA-6/resource": on_resource,
 }

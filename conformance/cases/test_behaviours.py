@@ -429,6 +429,38 @@ async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, 
     case.assert_snapshot(snapshot)
 
 
+@pytest.mark.checks("TYP-8")
+@async_case
+async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, snapshot: Any, era: str) -> None:
+    """Scenario TYP-8 completes (its rounds and result are the scenario case), and
+    each question of book_described, whose every parameter also carries a Field
+    description or title, requests the schema of its type as the catalog gives it:
+    the model's fields, a scalar's `value` type, a choice's enum (in any order) and
+    a multiple choice's array items. Labels the metadata adds are free."""
+    run = await case.run("TYP-8", era)
+    check("TYP-8", not run.failed, f"the call failed: {brief(run.text)}")
+    schemas = _schemas(run)
+    for param, question in load().tools["book_described"].questions.items():
+        asked = _asked("TYP-8", schemas, question.message, run)
+        if question.type == "object":
+            fields = list(as_object(asked.get("properties")))
+            check("TYP-8", fields == list(question.fields),
+                  f"{param}: the model question requested {brief(asked)}; its fields are {list(question.fields)}")
+            continue
+        value = _value_of("TYP-8", asked, question.message)
+        items = value.get("items") if isinstance(value.get("items"), dict) else {}
+        said = {"type": value.get("type"), "enum": _as_set(value.get("enum")), "items": _as_set(items.get("enum"))}
+        wanted = {"type": question.type, "enum": set(question.enum) or None, "items": set(question.items) or None}
+        lost = {k: v for k, v in wanted.items() if said[k] != v}
+        check("TYP-8", not lost, f"{param}: with Field metadata beside the marker, the requested schema "
+              f"{brief(value)} no longer states {lost}")
+    case.assert_snapshot(snapshot)
+
+
+def _as_set(listed: Any) -> set[Any] | None:
+    return set(listed) if isinstance(listed, list) and all(isinstance(i, (str, int, float)) for i in listed) else None
+
+
 @pytest.mark.checks("ERA-1", "ERA-4")
 @async_case
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(

@@ -25,6 +25,7 @@ from elicit_conformance.registration import (
     MUST_RAISE,
     MUST_REGISTER,
     NAMED,
+    SPELLINGS,
     is_refusal,
 )
 from elicit_conformance.target import Target
@@ -96,6 +97,20 @@ def test_reg_9_equivalent_spellings_register_and_hide_the_parameter(target: Targ
     schema = schema if isinstance(schema, dict) else {}
     check(row, "seat" not in (schema.get("properties") or {}) and "seat" not in (schema.get("required") or []),
           f"{probe_id}: 'seat' is in the input schema {brief(schema)}")
+
+
+@pytest.mark.parametrize("probe_id", _params(SPELLINGS))
+def test_reg_9_every_registration_spelling_lists_the_tool_and_hides_the_parameter(target: Target, probe_id: str) -> None:
+    """In-process, through the registration adapter: `book(ref, seat)` registered
+    each documented way is listed with `ref` in its input schema and without `seat`."""
+    register = probe(target, probe_id)
+    try:
+        schema = register()
+    except Exception as error:  # noqa: BLE001 - the verdict is that it raised
+        check("REG-9", False, f"{probe_id}: registering this way failed: {type(error).__name__}: {brief(str(error), 200)}")
+    properties = (schema.get("properties") if isinstance(schema, dict) else None) or {}
+    check("REG-9", "ref" in properties, f"{probe_id}: the listed tool lost its argument 'ref': {brief(schema)}")
+    check("REG-9", "seat" not in properties, f"{probe_id}: 'seat' is in the listed input schema {brief(schema)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(MAY_RAISE, "REG/refusal"))
