@@ -614,10 +614,12 @@ REG_ERRORS = {
     "REG-10/type": "cannot be resolved (unsupported operand type(s) for |: 'type' and 'str'), so the Elicit markers of 'seat'",
     "REG-11": "Parameter 'seat' of 'book' cannot be asked as typing.Union[int, str]",
     "ERA-6": "a prompt has no channel to ask the user",
+    "ERA-6/prompt-called": "The prompt 'greet' declares Elicit(...) on 'name'",
+    "ERA-6/prompt-named": "The prompt 'greet' declares Elicit(...) on 'name'",
     "ERA-6/resource": "a resource has no channel to ask the user",
 }
 #: Probes whose wiring is right: they register and hide `seat`.
-REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9")
+REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9", "RES-2/partial")
 
 
 @pytest.mark.parametrize("case", list(REG_ERRORS))

@@ -51,19 +51,18 @@ def probe(target: Target, probe_id: str) -> Any:
     return probes[probe_id]
 
 
-def _attempt(probe_id: str, register: Any, what: str) -> Exception | None:
-    """Register; the deliberate refusal if there was one. A crash is a failure (REG/refusal)."""
+def _attempt(probe_id: str, register: Any, what: str, row: str) -> Exception | None:
+    """Register; the deliberate refusal if there was one. A crash fails `row`."""
     try:
         register()
     except Exception as error:  # noqa: BLE001 - which exception is the verdict
         refusal: Exception | None = error
     else:
         refusal = None
-    if refusal is not None:
-        check("REG/refusal", is_refusal(refusal, probe_id),
-              f"{what} raised {type(refusal).__name__} ({brief(str(refusal), 160)}): "
-              + ("an internal error" if isinstance(refusal, INTERNAL_ERRORS) else
-                 f"a crash, not a deliberate registration error, for it names none of {', '.join(AT_FAULT[probe_id])}"))
+    check(row, refusal is None or is_refusal(refusal, probe_id),
+          f"{what} raised {type(refusal).__name__} ({brief(str(refusal), 160)}): "
+          + ("an internal error" if isinstance(refusal, INTERNAL_ERRORS) else
+             f"a crash, not a deliberate registration error, for it names none of {', '.join(AT_FAULT[probe_id])}"))
     return refusal
 
 
@@ -77,7 +76,7 @@ def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -
     deliberate registration error (see conformance/registration.py); SHOULD: its
     message names what is at fault."""
     row = probe_id.split("/")[0]
-    refusal = _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe")
+    refusal = _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe", "REG/refusal")
     check(row, refusal is not None, f"{probe_id}: the wrong wiring registered without an error")
     message = str(refusal)
     for name in NAMED[probe_id]:
@@ -113,15 +112,15 @@ def test_reg_9_every_registration_spelling_lists_the_tool_and_hides_the_paramete
     check("REG-9", "seat" not in properties, f"{probe_id}: 'seat' is in the listed input schema {brief(schema)}")
 
 
-@pytest.mark.parametrize("probe_id", _params(MAY_RAISE, "REG/refusal"))
+@pytest.mark.parametrize("probe_id", _params(MAY_RAISE))
 def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, probe_id: str) -> None:
     """In-process, through the registration adapter: a prompt, and a resource
     template, declaring a question either register or raise a deliberate
     registration error."""
-    _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)")
+    _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)", "ERA-6")
 
 
-@pytest.mark.checks("ERA-6", "REG/refusal")
+@pytest.mark.checks("ERA-6")
 @async_case
 async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     case: Case, snapshot: Any, era: str
@@ -165,7 +164,7 @@ def _refused_at_registration(target: Target, name: str) -> None:
             f"the target exposes no prompt {name!r}; whether its framework refuses the marker "
             "is judged at registration, in-process (ERA-6 probe)"
         )
-    refusal = _attempt("ERA-6", probe(target, "ERA-6"), "registering a prompt with Elicit")
+    refusal = _attempt("ERA-6", probe(target, "ERA-6"), "registering a prompt with Elicit", "ERA-6")
     check("ERA-6", refusal is not None,
           f"a prompt declaring Elicit registers without error, but the target lists no "
           f"prompt {name!r}: the prompt vanished (or the contract's prompt is not implemented)")
