@@ -187,15 +187,32 @@ class Prompt(Tool):
 
 
 @dataclass(frozen=True)
+class Resource(Prompt):
+    """A resource template with a declared parameter (ERA-6): read at a URI it
+    matches, it asks or takes the default. Its arguments are its URI's variables."""
+
+    uri: str = ""
+    #: The variables the suite reads it with, and what it answers if asked.
+    read_at: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    answer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def read_uri(self) -> str:
+        """The URI the suite reads: the template filled with `read_at`."""
+        return self.uri.format(**self.read_at)
+
+
+@dataclass(frozen=True)
 class Catalog:
     about: str
     tools: Mapping[str, Tool]
     scenarios: Mapping[str, Scenario]
     prompts: Mapping[str, Prompt]
+    resources: Mapping[str, Resource] = field(default_factory=lambda: MappingProxyType({}))
 
     def questions(self, name: str) -> Mapping[str, Question]:
-        """The questions of the tool or prompt `name`."""
-        return (self.tools.get(name) or self.prompts[name]).questions
+        """The questions of the tool, prompt or resource template `name`."""
+        return (self.tools.get(name) or self.prompts.get(name) or self.resources[name]).questions
 
     def floor(self, scenario: Scenario) -> int:
         """The fewest rounds a scenario can take: the depth of the graph of the
@@ -218,9 +235,18 @@ def load() -> Catalog:
         )
         for name, spec in raw.get("prompts", {}).items()
     }
-    if clash := set(prompts) & set(tools):
-        raise CatalogError(f"{sorted(clash)} name both a tool and a prompt")
-    return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios), MappingProxyType(prompts))
+    templates = {
+        name: Resource(
+            name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec),
+            defaults=MappingProxyType(dict(spec["defaults"])), uri=spec["uri"],
+            read_at=MappingProxyType(dict(spec["read_at"])), answer=MappingProxyType(dict(spec["answer"])),
+        )
+        for name, spec in raw.get("resources", {}).items()
+    }
+    if clash := (set(prompts) & set(tools)) | (set(templates) & (set(tools) | set(prompts))):
+        raise CatalogError(f"{sorted(clash)} name more than one tool, prompt or resource template")
+    return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios), MappingProxyType(prompts),
+                   MappingProxyType(templates))
 
 
 def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:

@@ -293,6 +293,21 @@ def render() -> str:
                 "| Parameter | Message template | Optional |", "|---|---|---|"]
         out += [f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in prompt.questions.items()]
         out.append("")
+    out += ["## Resource templates", "",
+            "The same for a resource template (ERA-6), where the framework accepts `Elicit` on one: "
+            "listed by `resources/templates/list` with exactly this URI template (the declared "
+            "parameter is not one of its variables), and read with `resources/read` at the URI "
+            "below on both revisions, it asks the question (the suite gives the answer below) "
+            "or takes the default. A framework that refuses the marker at "
+            "registration leaves the template out.", ""]
+    for name, template in catalog.resources.items():
+        arguments = ", ".join(f"`{a}`: {t}" for a, t in template.arguments.items())
+        out += [f"### `{name}`", "", f"- URI template: `{template.uri}`", f"- Variables: {arguments}",
+                f"- Reads (text): `{template.returns}`", f"- Defaults: `{json.dumps(dict(template.defaults))}`",
+                f"- Read by the suite at: `{template.read_uri}`, answering `{json.dumps(dict(template.answer))}` if asked", "",
+                "| Parameter | Message template | Optional |", "|---|---|---|"]
+        out += [f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in template.questions.items()]
+        out.append("")
     out += ["## Scripted scenarios", "",
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",
@@ -360,6 +375,13 @@ def data() -> dict[str, Any]:
                    "questions": {param: {"message": q.message, "optional": q.optional}
                                  for param, q in p.questions.items()}}
             for name, p in catalog.prompts.items()
+        },
+        "resources": {
+            name: {"uri_template": r.uri, "variables": dict(r.arguments), "reads": r.returns,
+                   "defaults": dict(r.defaults), "read_at": r.read_uri, "answers": dict(r.answer),
+                   "questions": {param: {"message": q.message, "optional": q.optional}
+                                 for param, q in r.questions.items()}}
+            for name, r in catalog.resources.items()
         },
         "scenarios": {
             sid: {"tool": sc.tool, "arguments": dict(sc.arguments),

@@ -67,11 +67,13 @@ class Run:
 
 
 def result_text(result: Any) -> str:
-    """The text blocks of a tool result, or of a prompt's messages, a line each."""
+    """The text blocks of a tool result, of a prompt's messages, or of a resource's
+    contents, a line each."""
     result = as_object(result)
-    content, messages = result.get("content"), result.get("messages")
+    content, messages, contents = result.get("content"), result.get("messages"), result.get("contents")
     blocks = [*(content if isinstance(content, list) else []),
-              *(m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict))]
+              *(m.get("content") for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)),
+              *(contents if isinstance(contents, list) else [])]
     texts = [b.get("text") for b in blocks if isinstance(b, dict)]
     return "\n".join(t for t in texts if isinstance(t, str))
 
@@ -166,7 +168,8 @@ async def drive(
     On 2026-07-28 each round is a call of its own; on the handshake era the
     questions arrive as `elicitation/create` during the one call, each a round.
     `method="prompts/get"` renders the prompt `tool` the same way: the request
-    has the same `name` and `arguments`, and may ask the same way.
+    has the same `name` and `arguments`, and may ask the same way;
+    `method="resources/read"` reads the URI `tool` (no arguments).
     """
     run = Run()
     arguments = dict(arguments)
@@ -174,6 +177,8 @@ async def drive(
     async def send(**extra: Any) -> dict[str, Any]:
         if method == "tools/call":
             return await peer.call_tool(tool, arguments, **extra)
+        if method == "resources/read":
+            return await peer.request(method, {"uri": tool, **extra})
         return await peer.request(method, {"name": tool, "arguments": arguments, **extra})
 
     if peer.era != MODERN:

@@ -10,6 +10,7 @@ is rendered on both eras.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -157,14 +158,54 @@ async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     case.assert_snapshot(snapshot)
 
 
-def _refused_at_registration(target: Target, name: str) -> None:
-    """An absent prompt passes only if the target's framework refuses the marker."""
+@pytest.mark.checks("ERA-6")
+@async_case
+async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_refused(
+    case: Case, snapshot: Any, era: str
+) -> None:
+    """`resources/templates/list`: if the template forecast (`forecast://{city}`) is
+    listed, `units` is not a variable of its URI template, and `resources/read` of
+    `forecast://Lisbon` (answering 'fahrenheit' if asked) reads 'Forecast for Lisbon
+    in fahrenheit', or 'in celsius' when nothing was asked. If it is not listed, its
+    framework must refuse the marker at registration (ERA-6/resource probe)."""
+    template = load().resources["forecast"]
+    async with case.peer(era) as peer:
+        try:
+            listed = (await peer.request("resources/templates/list", {})).get("resourceTemplates")
+        except RpcError:  # no resources capability: nothing is exposed
+            listed = []
+        listed = [t for t in listed if isinstance(t, dict)] if isinstance(listed, list) else []
+        entry = next((t for t in listed if t.get("name") == template.name
+                      or str(t.get("uriTemplate", "")).startswith(template.uri.split("{", 1)[0])), None)
+        if entry is None:
+            _refused_at_registration(case.target, template.name, "ERA-6/resource", "resource template")
+            case.assert_snapshot(snapshot)
+            return
+        variables = re.findall(r"[{,]\W?(\w+)", str(entry.get("uriTemplate", "")))
+        leaked = [v for v in variables if v in template.questions]
+        check("ERA-6", not leaked, f"the marker was ignored: {leaked} is a variable of the URI template "
+              f"{entry.get('uriTemplate')!r} of {template.name!r}")
+        replies = {param: Reply("accept", {"value": value}) for param, value in template.answer.items()}
+        script = Script(template.name, template.read_at, replies)
+        run = await drive(peer, template.read_uri, {}, script, method="resources/read")
+    check("ERA-6", not run.failed, f"reading {template.read_uri!r} failed: {brief(run.text)}")
+    asked = any(a.param in template.questions for round_ in run.rounds for a in round_)
+    expected = template.returns.format(**template.read_at, **(template.answer if asked else template.defaults))
+    read = result_text(run.result or {})
+    check("ERA-6", expected in read,
+          f"reading {template.read_uri!r} gave {brief(read)}, expected {expected!r} "
+          + ("(the answer given)" if asked else "(nothing was asked, so the default)"))
+    case.assert_snapshot(snapshot)
+
+
+def _refused_at_registration(target: Target, name: str, probe_id: str = "ERA-6", kind: str = "prompt") -> None:
+    """An absent prompt or template passes only if the target's framework refuses the marker."""
     if target.kind != "module":
         pytest.skip(
-            f"the target exposes no prompt {name!r}; whether its framework refuses the marker "
-            "is judged at registration, in-process (ERA-6 probe)"
+            f"the target exposes no {kind} {name!r}; whether its framework refuses the marker "
+            f"is judged at registration, in-process ({probe_id} probe)"
         )
-    refusal = _attempt("ERA-6", probe(target, "ERA-6"), "registering a prompt with Elicit", "ERA-6")
+    refusal = _attempt(probe_id, probe(target, probe_id), f"registering a {kind} with Elicit", "ERA-6")
     check("ERA-6", refusal is not None,
-          f"a prompt declaring Elicit registers without error, but the target lists no "
-          f"prompt {name!r}: the prompt vanished (or the contract's prompt is not implemented)")
+          f"a {kind} declaring Elicit registers without error, but the target lists no "
+          f"{kind} {name!r}: it vanished (or the contract's {kind} is not implemented)")
