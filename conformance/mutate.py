@@ -56,12 +56,12 @@ import argparse
 import ast
 import copy
 import datetime
+import hashlib
 import importlib.abc
 import importlib.util
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
@@ -413,11 +413,19 @@ def all_sites() -> list[Site]:
 
 
 def sample(sites: Sequence[Site], size: int, seed: int) -> list[Site]:
-    """A fixed-seed sample, in site order; the whole list when it is smaller."""
+    """A fixed-seed sample, in site order; the whole list when it is smaller.
+
+    A site is drawn by a hash of the seed and its ID, not by its index, so an
+    edit elsewhere in the engine leaves every other site's draw as it was and
+    two runs a change apart judge mostly the same mutants."""
     if size >= len(sites):
         return list(sites)
-    chosen = set(random.Random(seed).sample(range(len(sites)), size))
-    return [site for index, site in enumerate(sites) if index in chosen]
+
+    def draw(site: Site) -> bytes:
+        return hashlib.sha256(f"{seed}:{site.id}".encode()).digest()
+
+    chosen = {site.id for site in sorted(sites, key=draw)[:size]}
+    return [site for site in sites if site.id in chosen]
 
 
 def mutated_code(site_id: str) -> tuple[str, Any, Path]:

@@ -23,7 +23,9 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   alias of it); REG-5, REG-6: `airport`;
   REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
   REG-1/no-signature: `seat`'s resolver is a C builtin (`max`), whose signature cannot
-  be read; REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
+  be read; REG-1/not-callable: `seat`'s question is neither text nor a callable (`42`);
+  REG-7/depends: `airport`'s resolver takes `home`, a tool parameter filled by an injected
+  dependency (`Depends(...)` in fastmcp), which is not resolved before questions are asked; REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
   REG-10/type: `seat` annotated with a string that names something not imported, or
   that fails to evaluate, with `Elicit` written in it; REG-11: `seat` a fixed question of
   type `int | str | None`, which no form schema can ask.
@@ -33,6 +35,9 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
   its model, `int` for `Any`, and a multiple-choice shorthand for a `list[str]`).
+- `REG-11/resolver`: right too: `seat: int | str` is asked by a resolver with no declared
+  return type, which asks for `int`; what a resolver asks shows only when it runs, so the
+  union (which no fixed question could ask) registers.
 - `RES-2/partial`: right too: `seat`'s resolver is a `functools.partial` binding the
   resolver's first argument (`kind`), the other (`ref`) a tool argument.
 - `REG-9/spelling-bare`, `-called`, `-named`, `-keyword`, `-added`: one tool `book(ref,
@@ -51,15 +56,15 @@ See `reference/registration_probes.py` for the reference's adapter.
 from __future__ import annotations
 
 MUST_RAISE = (
-    "REG-1", "REG-1/no-signature", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-8", "REG-10/name",
+    "REG-1", "REG-1/no-signature", "REG-1/not-callable", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
+    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-10/name",
     "REG-10/type", "REG-11",
 )
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-8/fits-choices",
     "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
-    "RES-2/partial",
+    "RES-2/partial", "REG-11/resolver",
 )
 #: Each way the framework documents to register a tool: the tool is listed (its
 #: argument `ref` in the schema) and `seat` is hidden, whichever is used.
@@ -70,10 +75,11 @@ SPELLINGS = (
 MAY_RAISE = ("ERA-6", "ERA-6/prompt-called", "ERA-6/prompt-named", "ERA-6/resource")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
-    "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-2": ("outbound", "inbound"),
+    "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-1/not-callable": ("seat",),
+    "REG-2": ("outbound", "inbound"),
     "REG-3": ("book",), "REG-4/union": ("destination",), "REG-4/list": ("destinations",),
     "REG-4/list-alias": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
-    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-8": ("seats",), "REG-10/name": ("seat",),
+    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",), "REG-10/name": ("seat",),
     "REG-10/type": ("seat",), "REG-11": ("seat",),
 }
 #: What a deliberate refusal names, at least one of, per probe (MUST, row REG/refusal):
@@ -83,6 +89,7 @@ AT_FAULT = {
     for also in [{
         "REG-1": ("airport", "ask"), "REG-2": ("after_inbound", "after_outbound"),
         "REG-5": ("ask",), "REG-5/plain": ("ask",), "REG-7": ("destination", "ask"),
+        "REG-7/depends": ("airport", "ask"),
         "REG-10/name": ("NotImported",),
     }.get(probe, ())]
 } | {probe: ("greet", "name") for probe in MAY_RAISE} | {"ERA-6/resource": ("weather", "units")}

@@ -34,6 +34,13 @@ def unknown_name() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def not_a_question() -> dict[str, Any]:
+    def book(seat: Annotated[str, Elicit(42)]) -> str:  # type: ignore[arg-type]
+        return seat
+
+    return _schema_of(book)
+
+
 def cycle() -> dict[str, Any]:
     def after_inbound(inbound: str) -> Elicit[str]:
         return Elicit(f"Out, given {inbound}?", response_type=str)
@@ -139,6 +146,29 @@ def resolver_takes_context() -> dict[str, Any]:
 
     def book(ctx: Context, destination: Annotated[str, Elicit(ask)]) -> str:
         return destination
+
+    return _schema_of(book)
+
+
+def resolver_takes_a_dependency() -> dict[str, Any]:
+    def home_airport() -> str:
+        return "LIS"
+
+    def ask(home: str) -> Elicit[str]:
+        return Elicit(f"Which airport, if not {home}?", response_type=str)
+
+    def book(airport: Annotated[str, Elicit(ask)], home: str = Depends(home_airport)) -> str:
+        return airport
+
+    return _schema_of(book)
+
+
+def resolver_asks_an_arm() -> dict[str, Any]:
+    def ask():  # type: ignore[no-untyped-def]  # undeclared: its question type shows when it runs
+        return Elicit("Which seat number?", response_type=int)
+
+    def book(seat: Annotated[int | str, Elicit(ask)]) -> str:
+        return str(seat)
 
     return _schema_of(book)
 
@@ -333,6 +363,7 @@ def on_resource() -> dict[str, Any]:
 PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-1": unknown_name,
     "REG-1/no-signature": resolver_without_signature,
+    "REG-1/not-callable": not_a_question,
     "REG-2": cycle,
     "REG-3": two_channels,
     "REG-4/union": buried_in_union,
@@ -343,6 +374,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-5/literal-value": literal_value_or_question,
     "REG-6": elicit_and_depends,
     "REG-7": resolver_takes_context,
+    "REG-7/depends": resolver_takes_a_dependency,
     "REG-8": response_type_does_not_fit,
     "REG-8/fits-arm": response_type_is_an_arm,
     "REG-8/fits-subclass": response_type_is_a_subclass,
@@ -361,6 +393,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
     "REG-11": cannot_be_asked,
+    "REG-11/resolver": resolver_asks_an_arm,
     "ERA-6": on_prompt,
     "ERA-6/prompt-called": on_prompt_called,
     "ERA-6/prompt-named": on_prompt_named,

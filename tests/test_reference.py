@@ -600,6 +600,7 @@ async def test_sec_1_tampered_state_never_runs_the_body() -> None:
 REG_ERRORS = {
     "REG-1": "takes 'nonexistent', which is not a parameter of the tool",
     "REG-1/no-signature": "The resolver for 'seat' of 'book' has no readable signature",
+    "REG-1/not-callable": "The question for 'seat' of 'book' must be a string or a resolver function, not int",
     "REG-2": "in a cycle: outbound -> inbound -> outbound",
     "REG-3": "also returns an InputRequiredResult",
     "REG-4/union": "'destination' of 'book' has Elicit(...) buried",
@@ -608,6 +609,7 @@ REG_ERRORS = {
     "REG-5": "declares it elicits <class 'int'>, but the parameter is annotated <class 'str'>",
     "REG-6": "both elicited and filled by Depends(...)",
     "REG-7": "takes 'ctx', which the framework injects only after elicitation",
+    "REG-7/depends": "takes 'home', which the framework injects only after elicitation",
     "REG-5/plain": "declares it elicits <class 'int'>, but the parameter is annotated <class 'str'>",
     "REG-8": "but its Elicit asks for <class 'str'>, which the parameter cannot hold",
     "REG-10/name": "cannot be resolved (name 'NotImported' is not defined), so the Elicit markers of 'seat'",
@@ -619,7 +621,7 @@ REG_ERRORS = {
     "ERA-6/resource": "a resource has no channel to ask the user",
 }
 #: Probes whose wiring is right: they register and hide `seat`.
-REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9", "RES-2/partial")
+REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9", "RES-2/partial", "REG-11/resolver")
 
 
 @pytest.mark.parametrize("case", list(REG_ERRORS))

@@ -199,7 +199,7 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         elif step is not None:
             kind, target, value, text = step
             replies = _corrupt_replies(replies, kind, target, value, text)
-            if kind in ("wrong-type", "no-content"):
+            if kind in ("wrong-type", "no-content", "wrong-kind"):
                 blamed = next((a.param for a in asked if a.key in replies and replies[a.key] != script.reply(a)), None)
         return {"inputResponses": replies} | ({} if state is None else {"requestState": state})
 
