@@ -15,6 +15,8 @@ from tests.suite import ROOT, child_environment
 SAMPLE = ("--sample", "4", "--seed", "3")
 #: Equivalent by its entry in fixtures/mutants/equivalent.toml: the suite passes it.
 EQUIVALENT = "questions._dependency_order.visit/drop#1"
+#: Leaves a name undefined, so the reference does not import at all.
+INCOMPETENT = "answers._build_shape/delete#3"
 
 
 def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -49,3 +51,12 @@ def test_a_mutant_the_suite_passes_is_reported_as_a_survivor(tmp_path: Path) -> 
     assert done.returncode == 1, done.stdout[-3000:]
     assert f"survived: {EQUIVALENT}" in done.stdout and "0/1 non-equivalent" in done.stdout
     assert EQUIVALENT in survivors.read_text()
+
+
+def test_a_mutant_whose_reference_does_not_import_is_incompetent_and_failed_by_the_target_check() -> None:
+    done = _mutate("--only", INCOMPETENT, "--fail-under", "100")
+    # Out of the score (0 judged is 100%), reported apart, and the suite's own run failed.
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    line = next(line for line in done.stdout.splitlines() if INCOMPETENT in line)
+    assert "incompetent" in line and "does not import" in line and "the suite failed the run (exit 4)" in line, line
+    assert "0/0 non-equivalent" in done.stdout and "1 incompetent" in done.stdout, done.stdout
