@@ -34,7 +34,9 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   the callable returns a schema without the elicited parameter `seat` (REG-5/literal-value:
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
-  its model, `int` for `Any`, and a multiple-choice shorthand for a `list[str]`).
+  its model, `int` for `Any`, a multiple-choice shorthand for a `list[str]`, and a
+  single-choice shorthand for a `str`; REG-9/optional-union: `Optional[str]` spelled with
+  `typing.Optional` inside `Annotated`).
 - `REG-11/resolver`: right too: `seat: int | str` is asked by a resolver with no declared
   return type, which asks for `int`; what a resolver asks shows only when it runs, so the
   union (which no fixed question could ask) registers.
@@ -43,7 +45,8 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
 - `REG-9/spelling-bare`, `-called`, `-named`, `-keyword`, `-added`: one tool `book(ref,
   seat)` registered each way the framework documents (in fastmcp: `@server.tool`,
   `@server.tool()`, `@server.tool("book", description=...)`, `@server.tool(name="book")`,
-  `server.add_tool(fn)`); the callable returns the input schema the server *lists* for
+  `server.add_tool(fn)`, and `server.add_tool(tool)` with a tool object the framework's
+  documented way builds from the function); the callable returns the input schema the server *lists* for
   `book` (so a tool silently dropped is found), which has `ref` and not `seat`.
 - `ERA-6`, `ERA-6/prompt-called`, `ERA-6/prompt-named`, `ERA-6/resource`: a prompt
   `greet` asking `name` (registered `@server.prompt`, `@server.prompt()`,
@@ -62,15 +65,15 @@ MUST_RAISE = (
 )
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
-    "REG-8/fits-choices",
-    "REG-9/optional-inside", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
+    "REG-8/fits-choices", "REG-8/fits-choice",
+    "REG-9/optional-inside", "REG-9/optional-union", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
     "RES-2/partial", "REG-11/resolver",
 )
 #: Each way the framework documents to register a tool: the tool is listed (its
 #: argument `ref` in the schema) and `seat` is hidden, whichever is used.
 SPELLINGS = (
     "REG-9/spelling-bare", "REG-9/spelling-called", "REG-9/spelling-named", "REG-9/spelling-keyword",
-    "REG-9/spelling-added",
+    "REG-9/spelling-added", "REG-9/spelling-tool-object",
 )
 MAY_RAISE = ("ERA-6", "ERA-6/prompt-called", "ERA-6/prompt-named", "ERA-6/resource")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).

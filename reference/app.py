@@ -393,9 +393,11 @@ def book_luggage(
     ref: Annotated[str, Field(description="The booking reference")],
     bags: Annotated[int, Field(ge=0, le=5), Elicit("How many checked bags?", title="Checked bags", description="Up to five")],
     weight: Annotated[float, Field(gt=0, le=32), Elicit("How heavy is your heaviest bag, in kg?", title="Heaviest bag")],
+    fragile: Annotated[bool, Elicit("Anything fragile in your bags?", title="Fragile items", description="Glass or electronics")],
 ) -> str:
-    """Field constraints and a declared title on every scalar answer type (TYP-6)."""
-    return f"{bags} bags, heaviest {weight:g} kg"
+    """Field constraints and a declared title on every scalar answer type, and a
+    title and description on an answer with no Field metadata at all (TYP-6)."""
+    return f"{bags} bags, heaviest {weight:g} kg, fragile {str(fragile).lower()}"
 
 
 @app.tool

@@ -7,7 +7,7 @@ registered tool's input schema; the REG cases expect the wrong wirings to raise.
 import asyncio
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Optional
 
 import mcp_types
 from fastmcp.dependencies import Depends
@@ -242,6 +242,21 @@ def unresolvable_expression() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def optional_union() -> dict[str, Any]:
+    def book(seat: Annotated[Optional[str], Elicit("Window or aisle?")] = None) -> str:  # noqa: UP045 - the spelling under test
+        return seat or "none"
+
+    return _schema_of(book)
+
+
+def choice_fits_a_string() -> dict[str, Any]:
+    # fastmcp's shorthand for a single choice: a list of the options.
+    def book(seat: Annotated[str, Elicit("Window or aisle?", response_type=["window", "aisle"])]) -> str:
+        return seat
+
+    return _schema_of(book)
+
+
 def optional_outside() -> dict[str, Any]:
     def book(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
         return seat or "none"
@@ -318,6 +333,13 @@ def spelled_added() -> dict[str, Any]:
     return _listed(server)
 
 
+def spelled_as_tool_object() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    # fastmcp's `app.add_tool(Tool.from_function(fn))`, the function declared first.
+    server.add_tool(FunctionTool.from_function(declared(_seat_booking()), name="book"))
+    return _listed(server)
+
+
 def partial_resolver() -> dict[str, Any]:
     def ask(kind: str, ref: str) -> Elicit[str]:
         return Elicit(f"Which {kind} for {ref}?", response_type=str)
@@ -380,7 +402,9 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-8/fits-subclass": response_type_is_a_subclass,
     "REG-8/fits-any": anything_fits_any,
     "REG-8/fits-choices": choices_fit_a_list,
+    "REG-8/fits-choice": choice_fits_a_string,
     "REG-9/optional-inside": optional_inside,
+    "REG-9/optional-union": optional_union,
     "REG-9/optional-outside": optional_outside,
     "REG-9/type-alias": type_alias,
     "REG-9/partial": partial_tool,
@@ -389,6 +413,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-9/spelling-named": spelled_named,
     "REG-9/spelling-keyword": spelled_keyword,
     "REG-9/spelling-added": spelled_added,
+    "REG-9/spelling-tool-object": spelled_as_tool_object,
     "RES-2/partial": partial_resolver,
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
