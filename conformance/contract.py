@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import elicit_conformance.cases
-from elicit_conformance.catalog import load
+from elicit_conformance.catalog import Prompt, load
 from elicit_conformance.requirements import Table
 
 #: The rules every case applies: (title, text). The Markdown page and the JSON
@@ -289,10 +289,7 @@ def render() -> str:
     for name, prompt in catalog.prompts.items():
         arguments = ", ".join(f"`{a}`: {t}" for a, t in prompt.arguments.items())
         out += [f"### `{name}`", "", f"- Arguments: {arguments}", f"- Renders: `{prompt.returns}`",
-                f"- Defaults: `{json.dumps(dict(prompt.defaults))}`", "",
-                "| Parameter | Message template | Optional |", "|---|---|---|"]
-        out += [f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in prompt.questions.items()]
-        out.append("")
+                f"- Defaults: `{json.dumps(dict(prompt.defaults))}`", "", *_question_table(prompt)]
     out += ["## Resource templates", "",
             "The same for a resource template (ERA-6), where the framework accepts `Elicit` on one: "
             "listed by `resources/templates/list` with exactly this URI template (the declared "
@@ -305,9 +302,7 @@ def render() -> str:
         out += [f"### `{name}`", "", f"- URI template: `{template.uri}`", f"- Variables: {arguments}",
                 f"- Reads (text): `{template.returns}`", f"- Defaults: `{json.dumps(dict(template.defaults))}`",
                 f"- Read by the suite at: `{template.read_uri}`, answering `{json.dumps(dict(template.answer))}` if asked", "",
-                "| Parameter | Message template | Optional |", "|---|---|---|"]
-        out += [f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in template.questions.items()]
-        out.append("")
+                *_question_table(template)]
     out += ["## Scripted scenarios", "",
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",
@@ -394,6 +389,12 @@ def data() -> dict[str, Any]:
         "cases": [asdict(case) for case in cases()],
         "requirements": [asdict(row) for row in Table.load().rows.values()],
     }
+
+
+def _question_table(declared: Prompt) -> list[str]:
+    """The questions of a prompt or resource template, as a Markdown table."""
+    return ["| Parameter | Message template | Optional |", "|---|---|---|",
+            *(f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in declared.questions.items()), ""]
 
 
 def write_contract(destination: str) -> None:

@@ -11,14 +11,15 @@ is rendered on both eras.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from elicit_conformance.case import Case, async_case
-from elicit_conformance.catalog import Reply, load
+from elicit_conformance.catalog import Prompt, Reply, load
 from elicit_conformance.checks import names
-from elicit_conformance.driver import Script, drive, result_text
+from elicit_conformance.driver import Run, Script, drive, result_text
 from elicit_conformance.registration import (
     AT_FAULT,
     INTERNAL_ERRORS,
@@ -148,13 +149,7 @@ async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
         check("ERA-6", not leaked, f"the marker was ignored: {leaked} listed as arguments of prompt {prompt.name!r}")
         script = Script(prompt.name, arguments, {"name": Reply("accept", {"value": "Ada"})})
         run = await drive(peer, prompt.name, arguments, script, method="prompts/get")
-    check("ERA-6", not run.failed, f"rendering prompt {prompt.name!r} failed: {brief(run.text)}")
-    asked = any(a.param == "name" for round_ in run.rounds for a in round_)
-    expected = prompt.returns.format(**arguments, **({"name": "Ada"} if asked else prompt.defaults))
-    rendered = result_text(run.result or {})
-    check("ERA-6", expected in rendered,
-          f"prompt {prompt.name!r} rendered {brief(rendered)}, expected {expected!r} "
-          + ("(the answer given)" if asked else "(nothing was asked, so the default)"))
+    _answered_or_defaulted(run, f"rendering prompt {prompt.name!r}", prompt, arguments, {"name": "Ada"})
     case.assert_snapshot(snapshot)
 
 
@@ -188,14 +183,21 @@ async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_
         replies = {param: Reply("accept", {"value": value}) for param, value in template.answer.items()}
         script = Script(template.name, template.read_at, replies)
         run = await drive(peer, template.read_uri, {}, script, method="resources/read")
-    check("ERA-6", not run.failed, f"reading {template.read_uri!r} failed: {brief(run.text)}")
-    asked = any(a.param in template.questions for round_ in run.rounds for a in round_)
-    expected = template.returns.format(**template.read_at, **(template.answer if asked else template.defaults))
-    read = result_text(run.result or {})
-    check("ERA-6", expected in read,
-          f"reading {template.read_uri!r} gave {brief(read)}, expected {expected!r} "
-          + ("(the answer given)" if asked else "(nothing was asked, so the default)"))
+    _answered_or_defaulted(run, f"reading {template.read_uri!r}", template, template.read_at, template.answer)
     case.assert_snapshot(snapshot)
+
+
+def _answered_or_defaulted(
+    run: Run, what: str, declared: Prompt, known: Mapping[str, Any], answer: Mapping[str, Any]
+) -> None:
+    """`what` (a prompt rendered, a template read) succeeded and gave its text with
+    the answer if the question was asked, the default if it was not."""
+    check("ERA-6", not run.failed, f"{what} failed: {brief(run.text)}")
+    asked = any(a.param in declared.questions for round_ in run.rounds for a in round_)
+    expected = declared.returns.format(**known, **(answer if asked else declared.defaults))
+    text = result_text(run.result or {})
+    check("ERA-6", expected in text, f"{what} gave {brief(text)}, expected {expected!r} "
+          + ("(the answer given)" if asked else "(nothing was asked, so the default)"))
 
 
 def _refused_at_registration(target: Target, name: str, probe_id: str = "ERA-6", kind: str = "prompt") -> None:
