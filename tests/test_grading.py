@@ -102,7 +102,7 @@ def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
     failed = {n for n, s in strict.statuses().items() if s == "fail"}
     assert failed == {
         f"conformance/cases/test_scenarios.py::test_scenario[{case}-{revision}]"
-        for case in ("TYP-3", "TYP-4", "TYP-4/lax", "TYP-7/unlisted", "RES-9")
+        for case in ("TYP-3", "TYP-4", "TYP-4/lax", "TYP-7/unlisted", "TYP-7/no-value", "RES-9", "RES-9/text")
         for revision in ("2026-07-28", "2025-11-25")
     } | {  # its generated wrong-type answers get the same vague refusal (SEC-3/clear)
         HOSTILE,

@@ -102,8 +102,10 @@ def test_a_server_counting_in_memory_gets_the_in_process_verdicts_over_stdio(tmp
 
 def test_the_mcp_sdk_peer_gets_the_same_verdicts_over_stdio(tmp_path: Path) -> None:
     module = "elicit_conformance.fixtures.peers.mcp_sdk"
-    here = start(tmp_path / "in-process", f"--server={module}:app")
-    there = run(tmp_path / "stdio", f"--server-command={sys.executable} -m {module}")
+    # Verdicts compared, not the attacks' reach: their quick profile on both sides.
+    quick = {"ELICIT_FUZZ": "quick"}
+    here = start(tmp_path / "in-process", f"--server={module}:app", env=quick)
+    there = run(tmp_path / "stdio", f"--server-command={sys.executable} -m {module}", env=quick)
     here_statuses, there_statuses = finish(here, tmp_path / "in-process").statuses(), there.statuses()
     assert here_statuses and set(here_statuses) == set(there_statuses), there.output[-3000:]
     # Registration is not on the wire: over stdio those cases are skipped.

@@ -4,7 +4,8 @@
 Same verdicts, same transcripts. (That `-n 2` reports what a single run does is
 tests/test_xdist.py; that it works from the wheel, tests/test_wheel.py.)
 
-Each run is a `pytest` child process writing a conformance report; the HTTP
+Each run is a `pytest` child process writing a conformance report (the generated
+attacks on their quick profile over the wire, in full in-process); the HTTP
 and stdio runs also compare every transcript with the golden ones
 (`--golden-transcripts`), which is what "same transcripts" means here. The
 stdio server keeps its records in memory, as an ordinary server does: the
@@ -49,7 +50,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
             "stdio": [_stdio(tmp / "stdio.pids"), "--golden-transcripts"],
             "stdio -n 2": [_stdio(tmp / "stdio-n2.pids"), "--golden-transcripts", "-n", "2"],
         }
-        started = {name: start(tmp / name.replace(" ", ""), *options[name]) for name in TRANSPORTS}
+        # The generated attacks run in full in-process; over the wire their quick profile
+        # (the same kinds, fewer plans) is enough to show the transports agree.
+        started = {name: start(tmp / name.replace(" ", ""), *options[name],
+                               env=None if name == "in-process" else {"ELICIT_FUZZ": "quick"})
+                   for name in TRANSPORTS}
         yield {name: finish(process, tmp / name.replace(" ", "")) for name, process in started.items()}
 
 
