@@ -146,9 +146,10 @@ class _Candidate:
             getattr(self.parent, self.field)[self.index] = new
 
 
-def _flip_compare(at: int) -> Callable[[ast.Compare], ast.AST]:
+def _swap_comparison(at: int, table: dict[type[ast.cmpop], type[ast.cmpop]]) -> Callable[[ast.Compare], ast.AST]:
+    """The `at`-th operator of a comparison replaced by its partner in `table`."""
     def make(node: ast.Compare) -> ast.AST:
-        node.ops[at] = _FLIP[type(node.ops[at])]()
+        node.ops[at] = table[type(node.ops[at])]()
         return node
 
     return make
@@ -177,17 +178,9 @@ _ARITH: dict[type[ast.operator], type[ast.operator]] = {
 }
 
 
-def _REMOVED(node: Any) -> None:
+def _removed(node: Any) -> None:
     """`make` of a site whose node is taken out of its list (a decorator)."""
     return None
-
-
-def _move_boundary(at: int) -> Callable[[ast.Compare], ast.AST]:
-    def make(node: ast.Compare) -> ast.AST:
-        node.ops[at] = _BOUNDARY[type(node.ops[at])]()
-        return node
-
-    return make
 
 
 def _swap_arith(node: ast.BinOp | ast.AugAssign) -> ast.AST:
@@ -275,7 +268,7 @@ def _sites_of(
     if isinstance(node, ast.Compare):
         for position, op in enumerate(node.ops):
             if type(op) in _FLIP:
-                yield site("cmp", _flip_compare(position))
+                yield site("cmp", _swap_comparison(position, _FLIP))
     elif isinstance(node, ast.BoolOp):
         yield site("bool", _swap_bool)
     elif isinstance(node, ast.Return) and node.value is not None and not (
@@ -320,7 +313,7 @@ def _more_sites_of(
     elif isinstance(node, ast.Compare):
         for position, op in enumerate(node.ops):
             if type(op) in _BOUNDARY:
-                yield site("boundary", _move_boundary(position))
+                yield site("boundary", _swap_comparison(position, _BOUNDARY))
     elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in _ARITH:
         yield site("arith", _swap_arith)
     elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -334,7 +327,7 @@ def _more_sites_of(
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         own = node.name if qualname == "<module>" else f"{qualname}.{node.name}"
         for position, decorator in enumerate(node.decorator_list):
-            yield _Candidate(own, "decorator", decorator, node, "decorator_list", position, _REMOVED)
+            yield _Candidate(own, "decorator", decorator, node, "decorator_list", position, _removed)
     forced_test = (isinstance(parent, (ast.If, ast.While, ast.IfExp)) and field_name == "test") or (
         isinstance(parent, ast.comprehension) and field_name == "ifs"
     )

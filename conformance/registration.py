@@ -85,16 +85,15 @@ NAMED = {
     "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",), "REG-10/name": ("seat",),
     "REG-10/type": ("seat",), "REG-11": ("seat",),
 }
-#: What a deliberate refusal names, at least one of, per probe (MUST, row REG/refusal):
-#: what `NAMED` lists, the probe's tool `book`, and its resolvers or missing names.
+#: Besides `NAMED` and the tool `book`: the resolvers and missing names a refusal may name instead.
+_ALSO_AT_FAULT = {
+    "REG-1": ("airport", "ask"), "REG-2": ("after_inbound", "after_outbound"),
+    "REG-5": ("ask",), "REG-5/plain": ("ask",), "REG-7": ("destination", "ask"),
+    "REG-7/depends": ("airport", "ask"), "REG-10/name": ("NotImported",),
+}
+#: What a deliberate refusal names, at least one of, per probe (MUST, row REG/refusal).
 AT_FAULT = {
-    probe: tuple(dict.fromkeys((*names, "book", *also))) for probe, names in NAMED.items()
-    for also in [{
-        "REG-1": ("airport", "ask"), "REG-2": ("after_inbound", "after_outbound"),
-        "REG-5": ("ask",), "REG-5/plain": ("ask",), "REG-7": ("destination", "ask"),
-        "REG-7/depends": ("airport", "ask"),
-        "REG-10/name": ("NotImported",),
-    }.get(probe, ())]
+    probe: tuple(dict.fromkeys((*names, "book", *_ALSO_AT_FAULT.get(probe, ())))) for probe, names in NAMED.items()
 } | {probe: ("greet", "name") for probe in MAY_RAISE} | {"ERA-6/resource": ("weather", "units")}
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal,
 #: whatever they name (a KeyError of the parameter's name is a failed lookup).
