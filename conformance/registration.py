@@ -27,7 +27,10 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   REG-7/depends: `airport`'s resolver takes `home`, a tool parameter filled by an injected
   dependency (`Depends(...)` in fastmcp), which is not resolved before questions are asked; REG-5/plain: as REG-5, the resolver declared `-> Elicit[int]` alone; REG-10/name,
   REG-10/type: `seat` annotated with a string that names something not imported, or
-  that fails to evaluate, with `Elicit` written in it; REG-11: `seat` a fixed question of
+  that fails to evaluate, with `Elicit` written in it; REG-10/prebuilt: `book(ref, seat)` with
+  `seat` marked, made into a tool object by the framework's plain tool builder (fastmcp's
+  `Tool.from_function`, which never reads markers) and added as one (`server.add_tool(tool)`),
+  where the marker would be silently lost; REG-11: `seat` a fixed question of
   type `int | str | None`, which no form schema can ask.
 - `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-8/fits-choices`, `REG-9/optional-inside`,
   `REG-9/optional-outside`, `REG-9/type-alias`, `REG-9/partial`: the wiring is right;
@@ -61,7 +64,7 @@ from __future__ import annotations
 MUST_RAISE = (
     "REG-1", "REG-1/no-signature", "REG-1/not-callable", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
     "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-10/name",
-    "REG-10/type", "REG-11",
+    "REG-10/type", "REG-10/prebuilt", "REG-11",
 )
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
@@ -83,7 +86,7 @@ NAMED = {
     "REG-3": ("book",), "REG-4/union": ("destination",), "REG-4/list": ("destinations",),
     "REG-4/list-alias": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
     "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",), "REG-10/name": ("seat",),
-    "REG-10/type": ("seat",), "REG-11": ("seat",),
+    "REG-10/type": ("seat",), "REG-10/prebuilt": ("seat",), "REG-11": ("seat",),
 }
 #: Besides `NAMED` and the tool `book`: the resolvers and missing names a refusal may name instead.
 _ALSO_AT_FAULT = {

@@ -340,6 +340,13 @@ def spelled_as_tool_object() -> dict[str, Any]:
     return _listed(server)
 
 
+def prebuilt_without_declaring() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    # A tool object built by fastmcp alone from a function with a marker.
+    server.add_tool(FunctionTool.from_function(_seat_booking(), name="book"))
+    return _listed(server)
+
+
 def partial_resolver() -> dict[str, Any]:
     def ask(kind: str, ref: str) -> Elicit[str]:
         return Elicit(f"Which {kind} for {ref}?", response_type=str)
@@ -417,6 +424,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "RES-2/partial": partial_resolver,
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
+    "REG-10/prebuilt": prebuilt_without_declaring,
     "REG-11": cannot_be_asked,
     "REG-11/resolver": resolver_asks_an_arm,
     "ERA-6": on_prompt,

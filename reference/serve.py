@@ -297,6 +297,8 @@ class DeclarativeFastMCP(FastMCP):
     def add_tool(self, tool: Any) -> Any:
         if callable(tool) and not hasattr(tool, "run"):
             tool = declared(tool)
+        else:
+            _refuse_undeclared(tool)
         return super().add_tool(tool)
 
     def prompt(self, name_or_fn: Any = None, **kwargs: Any) -> Any:
@@ -308,6 +310,20 @@ class DeclarativeFastMCP(FastMCP):
     def resource(self, uri: str, **kwargs: Any) -> Any:
         register = super().resource(uri, **kwargs)
         return lambda fn: register(_refuse_markers(fn, "resource"))
+
+
+def _refuse_undeclared(tool: Any) -> None:
+    """A tool object built from a function whose markers nobody read would list
+    each question as an argument for the model: refused, never silently so (REG-10)."""
+    fn = getattr(tool, "fn", None)
+    if fn is None or hasattr(fn, "__elicit_questions__"):
+        return
+    if questions := read_questions(fn):
+        raise RegistrationError(
+            f"Tool {tool.name!r} was built from {name_of(fn)!r} without reading its Elicit(...) "
+            f"parameters, so {questions[0].name!r} would become an argument the model fills. "
+            "Build it from declared(fn), or register the function itself."
+        )
 
 
 def _refuse_markers(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:

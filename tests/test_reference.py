@@ -615,6 +615,7 @@ REG_ERRORS = {
     "REG-10/name": "cannot be resolved (name 'NotImported' is not defined), so the Elicit markers of 'seat'",
     "REG-10/type": "cannot be resolved (unsupported operand type(s) for |: 'type' and 'str'), so the Elicit markers of 'seat'",
     "REG-11": "Parameter 'seat' of 'book' cannot be asked as typing.Union[int, str]",
+    "REG-10/prebuilt": "Tool 'book' was built from 'book' without reading its Elicit(...) parameters, so 'seat'",
     "ERA-6": "a prompt has no channel to ask the user",
     "ERA-6/prompt-called": "The prompt 'greet' declares Elicit(...) on 'name'",
     "ERA-6/prompt-named": "The prompt 'greet' declares Elicit(...) on 'name'",
