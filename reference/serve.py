@@ -315,10 +315,9 @@ class DeclarativeFastMCP(FastMCP):
 def _refuse_undeclared(tool: Any) -> None:
     """A tool object built from a function whose markers nobody read would list
     each question as an argument for the model: refused, never silently so (REG-10)."""
+    # A declared function's own signature no longer holds its markers: it passes.
     fn = getattr(tool, "fn", None)
-    if fn is None or hasattr(fn, "__elicit_questions__"):
-        return
-    if questions := read_questions(fn):
+    if callable(fn) and (questions := read_questions(fn)):
         raise RegistrationError(
             f"Tool {tool.name!r} was built from {name_of(fn)!r} without reading its Elicit(...) "
             f"parameters, so {questions[0].name!r} would become an argument the model fills. "
