@@ -19,7 +19,7 @@ import pytest
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Prompt, Reply, load
 from elicit_conformance.checks import names
-from elicit_conformance.driver import Run, Script, drive, result_text
+from elicit_conformance.driver import Run, Script, as_object, drive, result_text
 from elicit_conformance.registration import (
     AT_FAULT,
     INTERNAL_ERRORS,
@@ -134,11 +134,7 @@ async def test_era_6_a_prompt_with_a_declared_parameter_renders_or_was_refused(
     prompt = load().prompts["greeting"]
     arguments = {"city": "Lisbon"}
     async with case.peer(era) as peer:
-        try:
-            listed = (await peer.request("prompts/list", {})).get("prompts")
-        except RpcError:  # no prompts capability: nothing is exposed
-            listed = []
-        listed = [p for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
+        listed = await _listed(peer, "prompts/list", "prompts")
         entry = next((p for p in listed if p.get("name") == prompt.name), None)
         if entry is None:
             _refused_at_registration(case.target, prompt.name)
@@ -165,11 +161,7 @@ async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_
     framework must refuse the marker at registration (ERA-6/resource probe)."""
     template = load().resources["forecast"]
     async with case.peer(era) as peer:
-        try:
-            listed = (await peer.request("resources/templates/list", {})).get("resourceTemplates")
-        except RpcError:  # no resources capability: nothing is exposed
-            listed = []
-        listed = [t for t in listed if isinstance(t, dict)] if isinstance(listed, list) else []
+        listed = await _listed(peer, "resources/templates/list", "resourceTemplates")
         entry = next((t for t in listed if t.get("name") == template.name
                       or str(t.get("uriTemplate", "")).startswith(template.uri.split("{", 1)[0])), None)
         if entry is None:
@@ -185,6 +177,15 @@ async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_
         run = await drive(peer, template.read_uri, {}, script, method="resources/read")
     _answered_or_defaulted(run, f"reading {template.read_uri!r}", template, template.read_at, template.answer)
     case.assert_snapshot(snapshot)
+
+
+async def _listed(peer: Any, method: str, key: str) -> list[dict[str, Any]]:
+    """The entries a listing method answers with; none when the target lacks the capability."""
+    try:
+        listed = as_object(await peer.request(method, {})).get(key)
+    except RpcError:  # no such capability: nothing is exposed
+        return []
+    return [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
 
 
 def _answered_or_defaulted(
