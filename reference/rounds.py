@@ -208,11 +208,14 @@ class Leg:
                 "callable; a resolver returns the question itself: "
                 "Elicit('text', response_type=...)."
             )
-        shape = shape_for(
-            decision.response_type or question.answer_type,
-            title=decision.title,
-            description=decision.description,
-        )
+        try:
+            shape = shape_for(
+                decision.response_type or question.answer_type,
+                title=decision.title,
+                description=decision.description,
+            )
+        except TypeError as error:  # a resolver's choice of type, seen only now
+            raise ElicitationFailed(f"{question.name!r} cannot be asked this way: {error}") from error
         request = mcp_types.ElicitRequest(
             params=mcp_types.ElicitRequestFormParams(
                 message=decision.message, requested_schema=shape.schema

@@ -518,6 +518,29 @@ def test_typ_3_typ_4_typ_5_answers_are_checked_by_the_server_too() -> None:
     assert run_leg(questions, first.state, {"seats": accept(3)}) == Complete({"seats": 3})
 
 
+def test_a_resolver_asking_an_unaskable_question_fails_naming_the_parameter() -> None:
+    """Labels on a model question are refused at registration when written on the
+    marker; returned by a resolver they are seen only when it runs (found by the
+    GEN-1 declaration space): the call fails naming the parameter, not with
+    fastmcp's bare TypeError."""
+    from pydantic import BaseModel
+
+    class Stop(BaseModel):
+        code: str
+
+    def labelled_stop() -> Elicit[Stop]:
+        return Elicit("Which stop?", response_type=Stop, title="Your pick")
+
+    def book(stop: Annotated[Stop, Elicit(labelled_stop)]) -> str:
+        return stop.code
+
+    leg = Leg(read_questions(book), {}, State(), {})
+    pending = leg.next_resolver()
+    assert pending is not None and pending.name == "stop"
+    with pytest.raises(ElicitationFailed, match=r"^'stop' cannot be asked this way: response_title"):
+        leg.decide(pending, labelled_stop())
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_typ_1_typ_2_natural_schemas(mode: str) -> None:
     from elicit_conformance.reference.app import app
