@@ -1,4 +1,5 @@
-"""The scenario catalog (`fixtures/scenarios.json`) as typed, frozen records.
+"""The scenario catalog (`fixtures/scenarios.json`, and the tools generated from the
+declaration space in `fixtures/space.json`) as typed, frozen records.
 
 The catalog is the contract every target implements, and the script the
 cases follow, so it is read and checked once (`load()`), and everything that
@@ -154,6 +155,8 @@ class Expect:
     error_should: tuple[str, ...] = ()
     #: How often the body ran, when the scenario observes it.
     body_runs: int | None = None
+    #: Every question asked must request the schema the catalog gives it (GEN-1).
+    schemas: bool = False
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,14 @@ class Catalog:
 @functools.cache
 def load() -> Catalog:
     """The packaged catalog, read and checked once per process."""
-    raw = json.loads(resources.files("elicit_conformance.fixtures").joinpath("scenarios.json").read_text())
+    fixtures = resources.files("elicit_conformance.fixtures")
+    raw = json.loads(fixtures.joinpath("scenarios.json").read_text())
+    # The declaration space's tools and scenarios are catalog entries like any other.
+    generated = json.loads(fixtures.joinpath("space.json").read_text())["generated"]
+    if clash := (set(raw["tools"]) & set(generated["tools"])) | (set(raw["scenarios"]) & set(generated["scenarios"])):
+        raise CatalogError(f"{sorted(clash)} are both in scenarios.json and generated in space.json")
+    raw = {**raw, "tools": {**raw["tools"], **generated["tools"]},
+           "scenarios": {**raw["scenarios"], **generated["scenarios"]}}
     tools = {name: _tool(name, spec) for name, spec in raw["tools"].items()}
     scenarios = {sid: _scenario(sid, spec, tools) for sid, spec in raw["scenarios"].items()}
     prompts = {
@@ -288,7 +298,7 @@ def _scenario(sid: str, spec: Mapping[str, Any], tools: Mapping[str, Tool]) -> S
         MappingProxyType({p: Reply.parse(r) for p, r in spec["answers"].items()}),
         Expect(
             tuple(tuple(r) for r in expect["rounds"]), expect.get("result"), tuple(expect.get("error", ())),
-            tuple(expect.get("error_should", ())), expect.get("body_runs"),
+            tuple(expect.get("error_should", ())), expect.get("body_runs"), bool(expect.get("schemas")),
         ),
     )
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from elicit_conformance.catalog import Scenario, load
+from typing import Any
+
+from elicit_conformance.catalog import Question, Scenario, load
 from elicit_conformance.driver import Asked, Run
 from elicit_conformance.verdict import brief, check
 from elicit_conformance.wire import MODERN
@@ -70,10 +72,12 @@ def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
 
 def rounds_said(run: Run, tool: str) -> str:
     """The rounds as a person reads them: each question by its catalog parameter,
-    and a message no catalog question of `tool` has, quoted with the nearest one."""
+    and a message no catalog question of `tool` has, quoted with the nearest one;
+    then how a call that failed ended."""
     if not run.rounds:
         return f"no question (the call ended: {brief(run.text)})"
-    return " then ".join("[" + ", ".join(_said(a, tool) for a in r) + "]" for r in run.rounds)
+    said = " then ".join("[" + ", ".join(_said(a, tool) for a in r) + "]" for r in run.rounds)
+    return f"{said}, and the call failed: {brief(run.text)}" if run.failed else said
 
 
 def _said(asked: Asked, tool: str) -> str:
@@ -113,3 +117,55 @@ def check_outcome(run: Run, scenario: Scenario, clear: str) -> None:
         check(family, names(run.text, name), f"the error does not name {name!r}: {brief(run.text)}")
     for name in expect.error_should:
         check(clear, names(run.text, name), f"the error does not name {name!r}: {brief(run.text)}")
+
+
+def schema_gaps(schema: Any, question: Question) -> list[str]:
+    """What of the catalog's schema for `question` the requested `schema` does not
+    state: a model's fields; a scalar's one `value` field with its type, choices
+    (`enum`, titled `oneOf`/`anyOf` pairs, an array's items, in any order), the bounds
+    the form-mode schema can say, and the title and description the question
+    declares. Other labels are free. Empty when nothing is missing."""
+    wanted = question.schema() or {}
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return [f"an object schema with properties (got {brief(schema)})"]
+    if question.type == "object":
+        return [] if set(properties) == set(question.fields) else [f"the fields {list(question.fields)}"]
+    value = properties.get("value")
+    if list(properties) != ["value"] or not isinstance(value, dict):
+        return ["exactly one property, 'value'"]
+    expected = wanted["properties"]["value"]
+    labels = {"title": question.title, "description": question.description}
+    expected = {**expected, **{k: v for k, v in labels.items() if v is not None}}
+    gaps = [f"{key}: {expected[key]!r}" for key in ("type", "minimum", "maximum", "title", "description")
+            if key in expected and value.get(key) != expected[key]]
+    if question.enum and choices(value.get("enum")) != set(question.enum):
+        gaps.append(f"enum: {list(question.enum)}")
+    if question.one_of and titled(value) != set(question.one_of):
+        gaps.append(f"oneOf: {[{'const': c, 'title': t} for c, t in question.one_of]}")
+    if question.items:
+        items = value.get("items") if isinstance(value.get("items"), dict) else {}
+        listed = items.get("enum") or [o.get("const") for o in items.get("anyOf") or [] if isinstance(o, dict)]
+        if choices(listed) != set(question.items):
+            gaps.append(f"items: {list(question.items)}")
+    return gaps
+
+
+def choices(listed: Any) -> set[Any] | None:
+    """A listed set of choices (`enum`, `items.enum`), or None when it is not a list of scalars."""
+    return set(listed) if isinstance(listed, list) and all(isinstance(i, (str, int, float)) for i in listed) else None
+
+
+def titled(value: dict[str, Any]) -> set[tuple[Any, Any]]:
+    """A titled choice's (const, title) pairs, from `oneOf` or `anyOf`."""
+    options = value.get("oneOf") or value.get("anyOf") or []
+    return {(o.get("const"), o.get("title")) for o in options if isinstance(o, dict)} if isinstance(options, list) else set()
+
+
+def check_schemas(run: Run, scenario: Scenario) -> None:
+    """The family's row: every question asked requests the schema the catalog gives it."""
+    questions = load().tools[scenario.tool].questions
+    for asked in (a for round_ in run.rounds for a in round_ if a.param in questions):
+        gaps = schema_gaps(asked.schema, questions[asked.param])
+        check(scenario.family, not gaps, f"{asked.param} ({asked.message!r}) requested {brief(asked.schema, 300)}; "
+              f"the catalog's schema also states {'; '.join(gaps)}")

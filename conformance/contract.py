@@ -104,8 +104,9 @@ RULES: tuple[tuple[str, str], ...] = (
 )
 
 SCHEMA_NOTE = (
-    "The schema shown is the one the reference requests (titles left out); what "
-    "the suite checks of it is in the TYP rows."
+    "The schema shown is the one the reference requests (titles left out); the labels "
+    "column is the title and description the question declares, which label its `value` "
+    "field (TYP-6, GEN-1); what the suite checks of each is in the TYP and GEN rows."
 )
 
 
@@ -271,14 +272,16 @@ def render() -> str:
         if rows := used[name]:
             out.append("- Checked by: " + ", ".join(_ordered(rows, table)))
         if tool.questions:
-            out += ["", "| Parameter | Message template | Waits for | Optional | Requested schema |",
-                    "|---|---|---|---|---|"]
+            out += ["", "| Parameter | Message template | Waits for | Optional | Requested schema | Labels |",
+                    "|---|---|---|---|---|---|"]
             for param, question in tool.questions.items():
                 schema = question.schema()
+                labels = {"title": question.title, "description": question.description}
+                said = ", ".join(f"{k} `{v}`" for k, v in labels.items() if v is not None) or "-"
                 out.append(
                     f"| `{param}` | `{question.message}` | {', '.join(question.needs) or '-'} "
                     f"| {'yes' if question.optional else 'no'} "
-                    f"| {'never asked' if schema is None else '`' + json.dumps(schema) + '`'} |"
+                    f"| {'never asked' if schema is None else '`' + json.dumps(schema) + '`'} | {said} |"
                 )
         out.append("")
     out += ["## Prompts", "",

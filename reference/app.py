@@ -24,6 +24,7 @@ from typing_extensions import TypeAliasType
 
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.reference.records import from_environment, seal_from_environment
+from elicit_conformance.reference.space import register as register_space
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
 
@@ -495,6 +496,10 @@ def travel_tips(city: str) -> str:
 def weather(city: str) -> str:
     """An ordinary resource template, for the same reason."""
     return f"Sunny in {city}"
+
+
+# The declaration space's tools (GEN-1), generated in this same spelling.
+register_space(app, _ran)
 
 
 def registration() -> dict[str, Any]:

@@ -14,6 +14,7 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
+from elicit_conformance.checks import schema_gaps, titled
 from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
@@ -71,6 +72,27 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
 
 
 #: The tools whose description the catalog fixes, and that description.
+#: The generated tools whose declarations all succeed (GEN-1): the model supplies `ref` alone.
+GENERATED = sorted(s.tool for s in load().scenarios.values() if s.family == "GEN-1")
+
+
+@pytest.mark.checks("GEN-1")
+@async_case
+async def test_gen_1_generated_tools_list_only_what_the_model_supplies(case: Case, era: str) -> None:
+    """`tools/list`: each tool of a GEN-1 scenario (`space_decorator`, ...) is listed
+    with an `inputSchema` whose properties are exactly `ref`, required, whatever
+    its declared parameters' types, metadata, defaults and registration spelling."""
+    async with case.peer(era) as peer:
+        listed = await peer.request("tools/list", {})
+    schemas = {tool["name"]: as_object(tool.get("inputSchema")) for tool in tool_entries(listed)}
+    for name in (n for n in GENERATED if n in schemas):
+        check("GEN-1", set(as_object(schemas[name].get("properties"))) == {"ref"} and schemas[name].get("required") == ["ref"],
+              f"{name} is listed with input schema {brief(schemas[name], 300)}; the model supplies 'ref' (required) "
+              "and nothing else")
+    if missing := [n for n in GENERATED if n not in schemas]:
+        raise missing_tools(missing)
+
+
 DESCRIBED = {name: tool.description for name, tool in load().tools.items() if tool.description is not None}
 
 
@@ -415,16 +437,11 @@ async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, 
     questions = load().tools["book_cabin_extras"].questions
     message = questions["cabin"].message
     cabin = _value_of("TYP-7", _asked("TYP-7", schemas, message, run), message)
-    options = cabin.get("oneOf") or cabin.get("anyOf") or []
-    titled = {(o.get("const"), o.get("title")) for o in options if isinstance(o, dict)} if isinstance(options, list) else set()
-    check("TYP-7", titled == set(questions["cabin"].one_of),
+    check("TYP-7", titled(cabin) == set(questions["cabin"].one_of),
           f"the titled choices are lost: {message!r} requested {brief(cabin)}")
     message = questions["extras"].message
-    extras = _value_of("TYP-7", _asked("TYP-7", schemas, message, run), message)
-    items = extras.get("items") if isinstance(extras.get("items"), dict) else {}
-    listed = items.get("enum") or [o.get("const") for o in items.get("anyOf") or [] if isinstance(o, dict)]
-    offered = set(listed) if isinstance(listed, list) and all(isinstance(i, str) for i in listed) else set()
-    check("TYP-7", extras.get("type") == "array" and offered == set(questions["extras"].items),
+    extras = _asked("TYP-7", schemas, message, run)
+    check("TYP-7", not schema_gaps(extras, questions["extras"]),
           f"the multiple choice is not an array of the listed items: {message!r} requested {brief(extras)}")
     case.assert_snapshot(snapshot)
 
@@ -442,23 +459,10 @@ async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, snap
     schemas = _schemas(run)
     for param, question in load().tools["book_described"].questions.items():
         asked = _asked("TYP-8", schemas, question.message, run)
-        if question.type == "object":
-            fields = list(as_object(asked.get("properties")))
-            check("TYP-8", fields == list(question.fields),
-                  f"{param}: the model question requested {brief(asked)}; its fields are {list(question.fields)}")
-            continue
-        value = _value_of("TYP-8", asked, question.message)
-        items = value.get("items") if isinstance(value.get("items"), dict) else {}
-        said = {"type": value.get("type"), "enum": _as_set(value.get("enum")), "items": _as_set(items.get("enum"))}
-        wanted = {"type": question.type, "enum": set(question.enum) or None, "items": set(question.items) or None}
-        lost = {k: v for k, v in wanted.items() if said[k] != v}
-        check("TYP-8", not lost, f"{param}: with Field metadata beside the marker, the requested schema "
-              f"{brief(value)} no longer states {lost}")
+        gaps = schema_gaps(asked, question)
+        check("TYP-8", not gaps, f"{param}: with Field metadata beside the marker, the requested schema "
+              f"{brief(asked)} no longer states {'; '.join(gaps)}")
     case.assert_snapshot(snapshot)
-
-
-def _as_set(listed: Any) -> set[Any] | None:
-    return set(listed) if isinstance(listed, list) and all(isinstance(i, (str, int, float)) for i in listed) else None
 
 
 @pytest.mark.checks("ERA-1", "ERA-4")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.case import Case, async_case
-from elicit_conformance.checks import check_outcome, check_rounds, scenario_checks
+from elicit_conformance.checks import check_outcome, check_rounds, check_schemas, scenario_checks
 from elicit_conformance.catalog import load
 from elicit_conformance.verdict import check
 from elicit_conformance.wire import ERAS
@@ -31,10 +31,12 @@ def _cases() -> list[Any]:
 @async_case
 async def test_scenario(case: Case, snapshot: Any, case_id: str, era: str) -> None:
     """Every scripted scenario below, on each revision: the rounds asked, the
-    outcome, and the body runs it lists."""
+    requested schemas where it says so, the outcome, and the body runs it lists."""
     scenario = case.scenario(case_id)
     run = await case.run(case_id, era)
     check_rounds(run, scenario, era)
+    if scenario.expect.schemas:
+        check_schemas(run, scenario)
     check_outcome(run, scenario, f"{scenario.family}/clear")
     if scenario.expect.body_runs is not None:
         runs = await case.body_runs(scenario.arguments["ref"])
