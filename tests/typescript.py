@@ -44,6 +44,8 @@ def build(directory: Path) -> Path:
     for name in ("package.json", "package-lock.json", "tsconfig.json", "src"):
         source = PEER / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, directory / name)
+    # The generated tools are registered from the declaration space's JSON (src/space.ts).
+    shutil.copy(ROOT / "fixtures" / "space.json", directory / "space.json")
     for command in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
         done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
         if done.returncode != 0:
