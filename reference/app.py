@@ -333,6 +333,23 @@ def book_bad_resolver(airport: Annotated[str, Elicit(nested_question)]) -> str:
     return airport
 
 
+class Stop(BaseModel):
+    code: str
+
+
+def labelled_stop() -> Elicit[Stop]:
+    # Labels name a question's `value` field, and a model question has none: written on
+    # the marker this is refused at registration; returned here, it is seen only now.
+    return Elicit("Which stop?", response_type=Stop, title="Stop", description="Where the bus stops")
+
+
+@app.tool
+def book_labelled_stop(ref: str, stop: Annotated[Stop, Elicit(labelled_stop)]) -> str:
+    """Its resolver returns a question that cannot be asked as written (RES-8)."""
+    _ran(ref)
+    return f"Stop: {stop.code}"
+
+
 def current_copy(ref: str) -> Elicit[str]:
     return Elicit(_records.get(f"copy:{ref}") or "Where would you like to fly?", response_type=str)
 
