@@ -77,6 +77,7 @@ def book_trip(
     date: Annotated[str, Elicit("When would you like to fly?")],
     cabin: Annotated[str, Elicit("Which cabin class?")],
 ) -> str:
+    """Book a trip; where, when and in which cabin are asked of the user in one round (BAT-3)."""
     _ran(ref)
     return f"{destination} on {date} in {cabin}"
 
@@ -90,6 +91,7 @@ def book_airport(
     destination: Annotated[str, Elicit("Where would you like to fly?")],
     airport: Annotated[str, Elicit(which_airport)],
 ) -> str:
+    """Book a flight; the airport question quotes the destination answer, so it waits a round (ORD-1)."""
     return f"{destination}/{airport}"
 
 
@@ -101,6 +103,7 @@ def airport_unless_obvious(destination: str) -> str | Elicit[str]:
 
 @app.tool
 def book_from(destination: str, airport: Annotated[str, Elicit(airport_unless_obvious)]) -> str:
+    """Book a flight from a given destination; London's airport is known, others are asked (ORD-3, RES-1, RES-2)."""
     return f"{destination}/{airport}"
 
 
@@ -114,6 +117,7 @@ def book_confirmed(
     date: Annotated[str, Elicit("When would you like to fly?")],
     proceed: Annotated[bool, Elicit(confirm)],
 ) -> str:
+    """Book after confirming: the confirmation quotes both earlier answers (ORD-4)."""
     return f"Booked {destination} on {date}" if proceed else "Cancelled"
 
 
@@ -131,16 +135,19 @@ def plan_chain(
     destination: Annotated[str, Elicit(onward)],
     return_date: Annotated[str, Elicit(coming_back)],
 ) -> str:
+    """Plan a chain of three questions, each waiting for the one before (ORD-5)."""
     return f"{origin}->{destination}, back {return_date}"
 
 
 @app.tool(task=TASK)
 async def book_seat(seat: Annotated[str | None, Elicit("Window or aisle?")] = None) -> str:
+    """Book a seat; the preference is optional and defaults to none (OPT-1, OPT-2)."""
     return f"Seat: {seat or 'no preference'}"
 
 
 @app.tool
 async def book_seat_outside(seat: Annotated[str, Elicit("Window or aisle?")] | None = None) -> str:
+    """As book_seat, the optional union written outside Annotated (REG-9)."""
     return f"Seat: {seat or 'no preference'}"
 
 
@@ -149,6 +156,7 @@ SeatChoice = TypeAliasType("SeatChoice", Annotated[str | None, Elicit("Window or
 
 @app.tool
 async def book_seat_alias(seat: SeatChoice = None) -> str:
+    """As book_seat, the declaration held in a type alias (REG-9)."""
     return f"Seat: {seat or 'no preference'}"
 
 
@@ -170,7 +178,8 @@ async def _seat_for(cabin: str, seat: Annotated[str | None, Elicit("Window or ai
     return f"Seat: {seat or 'no preference'} ({cabin})"
 
 
-app.tool(functools.partial(_seat_for, cabin="economy"), name="book_seat_partial")
+app.tool(functools.partial(_seat_for, cabin="economy"), name="book_seat_partial",
+         description="As book_seat, the tool registered as a functools.partial (REG-9).")
 
 
 def home_airport(traveller: str) -> str | Elicit[str]:
@@ -181,6 +190,7 @@ def home_airport(traveller: str) -> str | Elicit[str]:
 
 @app.tool
 def save_home_airport(traveller: str, airport: str) -> str:
+    """Save a traveller's home airport, which book_profile then uses without asking (RES-3)."""
     _records.put(f"home:{traveller}", airport)
     return f"Saved {airport} for {traveller}"
 
@@ -191,6 +201,7 @@ def book_profile(
     date: Annotated[str, Elicit("When would you like to fly?")],
     airport: Annotated[str, Elicit(home_airport)],
 ) -> str:
+    """Book for a traveller; their saved home airport is used, or asked (RES-3)."""
     return f"{traveller} from {airport} on {date}"
 
 
@@ -204,6 +215,7 @@ def pick_airport(destination: str) -> Airport | Elicit[Airport]:
 
 @app.tool
 def book_typed_airport(destination: str, airport: Annotated[Airport, Elicit(pick_airport)]) -> str:
+    """Book with an airport asked as a model by a resolver (TYP-2)."""
     return f"{destination}/{airport.code}"
 
 
@@ -217,6 +229,7 @@ def styled_seat(prefix: str = Depends(house_prefix)) -> Elicit[str]:
 
 @app.tool
 def book_styled(seat: Annotated[str, Elicit(styled_seat)]) -> str:
+    """Book a seat asked by a resolver that takes a Depends(...) value (RES-5)."""
     return f"Seat: {seat}"
 
 
@@ -234,6 +247,7 @@ def book_async(
     airport: Annotated[str, Elicit(airport_later)],
     terminal: Annotated[str, Elicit(terminal_now)],
 ) -> str:
+    """Book with an async and a sync resolver asking in the same call (RES-6)."""
     return f"{destination}/{airport}/{terminal}"
 
 
@@ -295,6 +309,7 @@ def held_until_released(ref: str) -> str:
 
 @app.tool
 def book_when_released(ref: str, gate: Annotated[str, Elicit(held_until_released)]) -> str:
+    """Book once a sync resolver, blocked until release(ref), returns (RES-6)."""
     return f"Gate: {gate}"
 
 
@@ -306,6 +321,7 @@ def gate_state(ref: str) -> str:
 
 @app.tool
 def release(ref: str) -> str:
+    """Release the resolver book_when_released is waiting on for ref (RES-6)."""
     _records.put(f"gate:{ref}", "released")
     return "released"
 
@@ -321,6 +337,7 @@ def broken_question(place: str = Depends(city_of)) -> Elicit[str]:
 
 @app.tool
 def book_broken_dependency(airport: Annotated[str, Elicit(broken_question)]) -> str:
+    """Its resolver depends on a value that cannot be built when it runs, which fails the call (RES-7)."""
     return airport
 
 
@@ -330,6 +347,7 @@ def nested_question() -> Elicit[str]:
 
 @app.tool
 def book_bad_resolver(airport: Annotated[str, Elicit(nested_question)]) -> str:
+    """Its resolver returns a question wrapping another resolver, which fails the call (RES-8)."""
     return airport
 
 
@@ -356,6 +374,7 @@ def current_copy(ref: str) -> Elicit[str]:
 
 @app.tool
 def set_copy(ref: str, text: str) -> str:
+    """Set the wording book_reworded asks with for ref (DIG-1)."""
     _records.put(f"copy:{ref}", text)
     return "ok"
 
@@ -366,6 +385,7 @@ def book_reworded(
     destination: Annotated[str, Elicit(current_copy)],
     airport: Annotated[str, Elicit(which_airport)],
 ) -> str:
+    """Book with a question whose wording can change between rounds (DIG-1, DIG-2)."""
     _ran(ref)
     return f"Booked a flight to {destination}/{airport}"
 
@@ -377,6 +397,7 @@ def book_passengers(
     budget: Annotated[float, Elicit("What is your budget?")],
     insurance: Annotated[bool, Elicit("Add travel insurance?")],
 ) -> str:
+    """Book passengers: a string, an integer, a number and a boolean asked (TYP-1)."""
     return f"{name} x{seats} budget {budget:g} insured {str(insurance).lower()}"
 
 
@@ -398,11 +419,13 @@ def book_preferences(
     meal: Annotated[Meal, Elicit("Which meal?")],
     traveller: Annotated[Traveller, Elicit("Who is travelling?")],
 ) -> str:
+    """Book preferences: a model, a Literal, an Enum and a dataclass asked (TYP-2)."""
     return f"{traveller.first} {traveller.last}: {airport.code}, {cabin}, {meal.value}"
 
 
 @app.tool
 def book_seats_count(seats: Annotated[int, Field(gt=0), Elicit("How many seats?")]) -> str:
+    """Book seats: Field(gt=0) reaches the schema and is enforced (TYP-3, TYP-4)."""
     return f"{seats} seats"
 
 

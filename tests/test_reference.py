@@ -669,3 +669,14 @@ def test_reg_4_optional_spelling_is_not_mistaken_for_a_buried_marker() -> None:
         return seat or ""
 
     assert [q.name for q in read_questions(book)] == ["seat"]
+
+
+async def test_every_tool_prompt_and_template_the_reference_lists_has_a_description() -> None:
+    """A deployable example: clients (and the official suite's tools-list scenario)
+    show each entry by its description."""
+    from elicit_conformance.reference.app import app
+
+    async with Client(app) as client:
+        listed = [*await client.list_tools(), *await client.list_prompts(), *await client.list_resource_templates()]
+    assert len(listed) > 50
+    assert not [entry.name for entry in listed if not (entry.description or "").strip()]
