@@ -50,6 +50,8 @@ class Question:
     #: A titled single choice: (value, title) pairs; a multiple choice: its items (TYP-7).
     one_of: tuple[tuple[str, str], ...] = ()
     items: tuple[str, ...] = ()
+    #: An optional question's default, offered as the value's `default` (OPT-6); None: none offered.
+    default: Any = None
 
     def schema(self) -> dict[str, Any] | None:
         """The schema a conforming server requests (titles aside); None if never asked."""
@@ -65,7 +67,8 @@ class Question:
             value["items"] = {"type": "string", "enum": list(self.items)}
         if self.enum:
             value["enum"] = list(self.enum)
-        bounds = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum}
+        bounds = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum,
+                  "default": self.default}
         value.update({k: v for k, v in bounds.items() if v is not None})
         return {"type": "object", "properties": {"value": value}, "required": ["value"]}
 
@@ -265,7 +268,7 @@ def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
             q.get("minimum"), q.get("maximum"), q.get("title"), q.get("description"),
-            tuple(tuple(pair) for pair in q.get("oneOf", ())), tuple(q.get("items", ())),
+            tuple(tuple(pair) for pair in q.get("oneOf", ())), tuple(q.get("items", ())), q.get("default"),
         )
         for param, q in spec["questions"].items()
     })

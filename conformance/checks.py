@@ -137,7 +137,7 @@ def schema_gaps(schema: Any, question: Question) -> list[str]:
     expected = wanted["properties"]["value"]
     labels = {"title": question.title, "description": question.description}
     expected = {**expected, **{k: v for k, v in labels.items() if v is not None}}
-    gaps = [f"{key}: {expected[key]!r}" for key in ("type", "minimum", "maximum", "title", "description")
+    gaps = [f"{key}: {expected[key]!r}" for key in ("type", "minimum", "maximum", "title", "description", "default")
             if key in expected and value.get(key) != expected[key]]
     if question.enum and choices(value.get("enum")) != set(question.enum):
         gaps.append(f"enum: {list(question.enum)}")

@@ -98,6 +98,17 @@ def _build_shape(answer_type: Any, title: str | None, description: str | None) -
     return AnswerShape(config.schema, config)
 
 
+def offering_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
+    """`schema` with the parameter's default as its `value`'s `default` (SEP-1034), so
+    a client can pre-fill the form (OPT-6). Only a scalar default a form field can
+    hold is offered; `None` (no answer at all) and anything else leave it as it was.
+    A new dict: a shape's schema is shared and never changed."""
+    value = schema.get("properties", {}).get("value")
+    if not isinstance(default, (str, int, float, bool)) or not isinstance(value, dict):
+        return schema
+    return {**schema, "properties": {**schema["properties"], "value": {**value, "default": default}}}
+
+
 def split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     """`Annotated[T, *meta]` -> `(T, meta)`; anything else -> `(annotation, ())`."""
     if get_origin(annotation) is Annotated:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import mcp_types
 
-from elicit_conformance.reference.answers import AnswerRejected, AnswerShape, fits, shape_for
+from elicit_conformance.reference.answers import AnswerRejected, AnswerShape, fits, offering_default, shape_for
 from elicit_conformance.reference.markers import Elicit
 from elicit_conformance.reference.questions import Question
 
@@ -216,10 +216,9 @@ class Leg:
             )
         except TypeError as error:  # a resolver's choice of type, seen only now
             raise ElicitationFailed(f"{question.name!r} cannot be asked this way: {error}") from error
+        schema = offering_default(shape.schema, question.default) if question.has_default else shape.schema
         request = mcp_types.ElicitRequest(
-            params=mcp_types.ElicitRequestFormParams(
-                message=decision.message, requested_schema=shape.schema
-            )
+            params=mcp_types.ElicitRequestFormParams(message=decision.message, requested_schema=schema)
         )
         fingerprint = digest(request)
         answer = self._recalled(question.name, fingerprint) or self._replied(

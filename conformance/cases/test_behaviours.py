@@ -14,7 +14,7 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.checks import schema_gaps, titled
+from elicit_conformance.checks import rounds_said, schema_gaps, titled
 from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
@@ -402,6 +402,26 @@ async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: An
 #: that keeps to the schema cannot, so TYP-6 asks only for what the schema can say
 #: (book_luggage's weight: its `maximum`) and TYP-3 takes `minimum: 1` for an integer.
 UNSAYABLE = ("exclusiveMinimum", "exclusiveMaximum")
+
+
+@pytest.mark.checks("OPT-6")
+@async_case
+async def test_opt_6_an_optional_question_offers_its_default(case: Case, era: str) -> None:
+    """Scenario OPT-5 (book_meal): the optional `meal` question requests a `value`
+    whose `default` is `standard`, and `seat` one whose `default` is `any`: the
+    parameters' defaults, for the client to pre-fill."""
+    run = await case.run("OPT-5", era)
+    questions = load().tools["book_meal"].questions
+    asked = {a.param: a for round_ in run.rounds for a in round_ if a.param in ("meal", "seat")}
+    for param in ("meal", "seat"):
+        if param not in asked:
+            should("OPT-6", False, f"{param!r} was never asked, so it offered no default "
+                   f"(the server asked {rounds_said(run, 'book_meal')})")
+            continue
+        value = as_object(as_object(asked[param].schema.get("properties")).get("value"))
+        should("OPT-6", value.get("default") == questions[param].default,
+               f"{param!r} requested {brief(value)}; its parameter's default {questions[param].default!r} is not "
+               "offered as the value's default")
 
 
 @pytest.mark.checks("TYP-6")
