@@ -159,7 +159,7 @@ def register(app: DeclarativeFastMCP) -> None:
     @app.tool
     def test_elicitation_sep1330_enums(form: Annotated[Choices, Elicit("Please choose from the enum options")]) -> str:
         """Asks the five enum forms of SEP-1330 (official, 2025-11-25: elicitation-sep1330-enums)."""
-        return f"Elicitation completed: action=accept, content={form.model_dump_json(exclude_none=True)}"
+        return f"Elicitation completed: action=accept, content={form.model_dump_json()}"
 
     @app.tool
     async def test_input_required_result_sampling(ctx: Context) -> str | mcp_types.InputRequiredResult:
