@@ -121,6 +121,10 @@ def _recording_session(transcript: Transcript, modes: tuple[str, ...], tasks: bo
     return build
 
 
+#: JSON-RPC "method not found": how a target says it offers no prompts, resources or templates.
+METHOD_NOT_FOUND = -32601
+
+
 @dataclass
 class RpcError(Exception):
     """A JSON-RPC error response, kept raw."""

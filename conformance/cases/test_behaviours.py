@@ -19,7 +19,7 @@ from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
 from elicit_conformance.verdict import NotTestable, brief, check, should
-from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError, missing_tools
+from elicit_conformance.wire import HANDSHAKE, METHOD_NOT_FOUND, MODERN, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -422,6 +422,32 @@ async def test_opt_6_an_optional_question_offers_its_default(case: Case, era: st
         should("OPT-6", value.get("default") == questions[param].default,
                f"{param!r} requested {brief(value)}; its parameter's default {questions[param].default!r} is not "
                "offered as the value's default")
+
+
+LISTINGS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+            "resources/templates/list": "resourceTemplates"}
+
+
+@pytest.mark.checks("ERA-8")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
+    """`tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` each
+    answer with their listing (`tools`, `prompts`, `resources`, `resourceTemplates`),
+    never with `resultType` `input_required` or `inputRequests`, nor with any other
+    error than "method not found" (-32601) for a kind of entry the target does not offer."""
+    async with case.peer(era) as peer:
+        for method, key in LISTINGS.items():
+            try:
+                result = as_object(await peer.request(method, {}))
+            except RpcError as error:
+                # Not offered: nothing listed, nothing asked. Any other error is a listing that failed.
+                check("ERA-8", error.error.get("code") == METHOD_NOT_FOUND, error.said())
+                continue
+            asks = result.get("resultType") == "input_required" or "inputRequests" in result
+            check("ERA-8", not asks, f"{method} answered input_required: {brief(result, 300)}")
+            check("ERA-8", isinstance(result.get(key), list),
+                  f"{method} answered {brief(result, 300)}, with no {key!r} listing")
 
 
 @pytest.mark.checks("TYP-6")

@@ -32,7 +32,7 @@ from elicit_conformance.registration import (
 )
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import NotTestable, brief, check, should
-from elicit_conformance.wire import RpcError
+from elicit_conformance.wire import METHOD_NOT_FOUND, RpcError
 
 
 def probe(target: Target, probe_id: str) -> Any:
@@ -180,10 +180,12 @@ async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_
 
 
 async def _listed(peer: Any, method: str, key: str) -> list[dict[str, Any]]:
-    """The entries a listing method answers with; none when the target lacks the capability."""
+    """The entries a listing method answers with; none when the target lacks the
+    capability ("method not found"). Any other error is a listing that failed."""
     try:
         listed = as_object(await peer.request(method, {})).get(key)
-    except RpcError:  # no such capability: nothing is exposed
+    except RpcError as error:
+        check("ERA-6", error.error.get("code") == METHOD_NOT_FOUND, error.said())
         return []
     return [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
 
