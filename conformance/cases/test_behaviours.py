@@ -435,7 +435,9 @@ async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
     """`tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` each
     answer with their listing (`tools`, `prompts`, `resources`, `resourceTemplates`),
     never with `resultType` `input_required` or `inputRequests`, nor with any other
-    error than "method not found" (-32601) for a kind of entry the target does not offer."""
+    error than "method not found" (-32601) for a kind of entry the target does not offer.
+    Judged on a target whose listing holds book_destination, a tool that asks: a server
+    with nothing to ask proves nothing here."""
     async with case.peer(era) as peer:
         for method, key in LISTINGS.items():
             try:
@@ -448,6 +450,8 @@ async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
             check("ERA-8", not asks, f"{method} answered input_required: {brief(result, 300)}")
             check("ERA-8", isinstance(result.get(key), list),
                   f"{method} answered {brief(result, 300)}, with no {key!r} listing")
+            if method == "tools/list" and "book_destination" not in {t.get("name") for t in tool_entries(result)}:
+                raise missing_tools(["book_destination"])
 
 
 @pytest.mark.checks("TYP-6")
