@@ -110,8 +110,9 @@ def pairwise(axes: Mapping[str, list[str]], excluded: list[Mapping[str, Any]]) -
 
 
 def _pairs(row: Mapping[str, str]) -> set[Pair]:
-    items = sorted(row.items(), key=lambda item: list(row).index(item[0]))
-    return {(x, y) for x, y in combinations(items, 2)} | {(y, x) for x, y in combinations(items, 2)}
+    # Both orientations: a row is filled in no fixed axis order, the uncovered set is in axis order.
+    pairs = set(combinations(row.items(), 2))
+    return pairs | {(y, x) for x, y in pairs}
 
 
 # -- the catalog entries ----------------------------------------------------------

@@ -75,6 +75,26 @@ def _header(docstring: str, imports: str) -> str:
     return f'"""{docstring}"""\n\n{imports}\n{_SHARED}'
 
 
+def _tool_source(tool: Generated, decorator: str | None, params: list[str], body: list[str]) -> list[str]:
+    """One generated tool inside `register`: decorated (or added, with no decorator),
+    taking `ref` and `params`, its docstring its description unless the decorator
+    gives it one."""
+    fn = f"_{tool.name}" if tool.spelling == "decorator-named" else tool.name
+    lines = ["", *([f"    {decorator}"] if decorator else []), f"    def {fn}(", "        ref: str,",
+             *(f"        {p}," for p in params), "    ) -> str:"]
+    if tool.spelling != "decorator-named":
+        lines.append(f'        """{tool.description}"""')
+    lines += [f"        {line}" for line in body]
+    if decorator is None:
+        lines += ["", f"    app.add_tool({fn})"]
+    return lines
+
+
+def _resolver(tool: str, param: str) -> str:
+    """The name of the resolver behind a generated parameter: unique across tools."""
+    return f"{tool}_{param}"
+
+
 # -- the reference: Annotated[T, Elicit(...)] ----------------------------------------------
 
 
@@ -99,25 +119,17 @@ def reference_profile(tools: list[Generated], space: Mapping[str, Any]) -> str:
              '    """Add every generated tool to `app`; `ran(ref)` counts a body run."""']
     anchors = space["anchors"]
     for tool in tools:
-        fn = f"_{tool.name}" if tool.spelling == "decorator-named" else tool.name
         decorator = {
             "decorator": "@app.tool",
             "decorator-called": "@app.tool()",
             "decorator-named": f'@app.tool("{tool.name}", description="{tool.description}")',
-            "add-tool": None,
-        }[tool.spelling]
-        params = [f'origin: Annotated[str, Elicit("{anchors["origin"]["message"]}")]',
+        }.get(tool.spelling)
+        # Keyword-only: an optional question may come before required ones.
+        params = ["*", f'origin: Annotated[str, Elicit("{anchors["origin"]["message"]}")]',
                   *(_reference_parameter(tool.name, p, r) for p, r in tool.declarations),
                   f'final: Annotated[str, Elicit("{anchors["final"]["message"]}")]']
         names = ["origin", *(p for p, _ in tool.declarations), "final"]
-        lines += ["", *([f"    {decorator}"] if decorator else []), f"    def {fn}(", "        ref: str,",
-                  # Keyword-only: an optional question may come before required ones.
-                  "        *,", *(f"        {p}," for p in params), "    ) -> str:"]
-        if tool.spelling != "decorator-named":
-            lines.append(f'        """{tool.description}"""')
-        lines += ["        ran(ref)", "        return said(" + ", ".join(f"{n}={n}" for n in names) + ")"]
-        if tool.spelling == "add-tool":
-            lines += ["", f"    app.add_tool({fn})"]
+        lines += _tool_source(tool, decorator, params, ["ran(ref)", "return said(" + ", ".join(f"{n}={n}" for n in names) + ")"])
     return "\n".join(lines) + "\n"
 
 
@@ -130,15 +142,20 @@ def _reference_type(row: Declaration) -> str:
     return _TYPES[row.type]
 
 
+def _reference_base(row: Declaration) -> str:
+    """The parameter's type: a titled choice is a `str` whose options the marker gives."""
+    return "str" if row.type == "titled" else _TYPES[row.type]
+
+
 def _reference_labels(row: Declaration) -> str:
     return f", {_MARKER_LABELS}" if row.metadata == "marker-labels" else ""
 
 
 def _reference_resolver(tool: str, param: str, row: Declaration, space: Mapping[str, Any]) -> str:
-    name = f"{tool}_{param}"
+    name = _resolver(tool, param)
     args = f"{row.waits_for}: str" if row.waits_for else ""
     text = _quoted(row, param, row.waits_for or "")
-    base = "str" if row.type == "titled" else _TYPES[row.type]
+    base = _reference_base(row)
     if row.form == "resolver-value":
         comment = f"  # waits for {row.waits_for}, then knows the answer" if row.waits_for else ""
         return (f"def {name}({args}) -> {base}:{comment}\n"
@@ -152,14 +169,14 @@ def _reference_resolver(tool: str, param: str, row: Declaration, space: Mapping[
 
 
 def _reference_parameter(tool: str, param: str, row: Declaration) -> str:
-    base = ("str" if row.type == "titled" else _TYPES[row.type]) + (" | None" if row.type == "optional" else "")
+    base = _reference_base(row) + (" | None" if row.type == "optional" else "")
     metadata = {"field-constraints": f"Field({_CONSTRAINTS.get(row.type)})",
                 "field-labels": f"Field({_FIELD_LABELS})"}.get(row.metadata)
     if row.form == "fixed":
         choices = ", response_type=TITLED" if row.type == "titled" else ""
         marker = f'Elicit("{row.message(param)}"{choices}{_reference_labels(row)})'
     else:
-        marker = f"Elicit({tool}_{param})"
+        marker = f"Elicit({_resolver(tool, param)})"
     inside = ", ".join(x for x in (base, metadata, marker) if x)
     return f"{param}: Annotated[{inside}]" + (" = None" if row.type == "optional" else "")
 
@@ -205,21 +222,13 @@ def mcp_sdk_profile(tools: list[Generated], space: Mapping[str, Any]) -> str:
             "decorator": "@app.tool()",
             "decorator-called": "@app.tool()",
             "decorator-named": f'@app.tool(name="{tool.name}", description="{tool.description}")',
-            "add-tool": None,
-        }[tool.spelling]
-        fn = f"_{tool.name}" if tool.spelling == "decorator-named" else tool.name
+        }.get(tool.spelling)
         params = ["origin: Annotated[Text, Resolve(space_origin)]",
                   *(_sdk_parameter(tool.name, p, r) for p, r in tool.declarations),
                   "final: Annotated[Text, Resolve(space_final)]"]
         values = ["origin=origin.value", *(f"{p}={_sdk_unwrap(p, r)}" for p, r in tool.declarations),
                   "final=final.value"]
-        lines += ["", *([f"    {decorator}"] if decorator else []), f"    def {fn}(", "        ref: str,",
-                  *(f"        {p}," for p in params), "    ) -> str:"]
-        if tool.spelling != "decorator-named":
-            lines.append(f'        """{tool.description}"""')
-        lines += ["        runs[ref] += 1", "        return said(" + ", ".join(values) + ")"]
-        if tool.spelling == "add-tool":
-            lines += ["", f"    app.add_tool({fn})"]
+        lines += _tool_source(tool, decorator, params, ["runs[ref] += 1", "return said(" + ", ".join(values) + ")"])
     return "\n".join(lines) + "\n"
 
 
@@ -242,7 +251,7 @@ def _sdk_question(tool: str, param: str, row: Declaration, space: Mapping[str, A
                          '{"const": "biz", "title": "Business class"}]}')
         spec = f" = Field({', '.join(field)})" if field else ""
         blocks.append(f"class {model}(BaseModel):\n    value: {_TYPES[row.type]}{spec}\n")
-    name = f"{tool}_{param}"
+    name = _resolver(tool, param)
     args = f"{row.waits_for}: Annotated[Text, Resolve(space_{row.waits_for})]" if row.waits_for else ""
     text = _quoted(row, param, f"{row.waits_for}.value")
     if row.form == "resolver-value":
@@ -264,7 +273,7 @@ def _sdk_parameter(tool: str, param: str, row: Declaration) -> str:
     if row.type == "optional" and row.asked:
         model = f"ElicitationResult[{model}]"
     labels = f"Field({_FIELD_LABELS}), " if row.metadata == "field-labels" else ""
-    return f"{param}: Annotated[{model}, {labels}Resolve({tool}_{param})]"
+    return f"{param}: Annotated[{model}, {labels}Resolve({_resolver(tool, param)})]"
 
 
 def _sdk_unwrap(param: str, row: Declaration) -> str:
