@@ -67,9 +67,9 @@ class Question:
             value["items"] = {"type": "string", "enum": list(self.items)}
         if self.enum:
             value["enum"] = list(self.enum)
-        bounds = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum,
+        stated = {"exclusiveMinimum": self.exclusive_minimum, "minimum": self.minimum, "maximum": self.maximum,
                   "default": self.default}
-        value.update({k: v for k, v in bounds.items() if v is not None})
+        value.update({k: v for k, v in stated.items() if v is not None})
         return {"type": "object", "properties": {"value": value}, "required": ["value"]}
 
     def render(self, known: Mapping[str, Any]) -> str | None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import difflib
 import re
-
 from typing import Any
 
 from elicit_conformance.catalog import Question, Scenario, load
-from elicit_conformance.driver import Asked, Run
+from elicit_conformance.driver import Asked, Run, as_object
 from elicit_conformance.verdict import brief, check
-from elicit_conformance.wire import MODERN
+from elicit_conformance.wire import METHOD_NOT_FOUND, MODERN, RpcError
 
 
 def scenario_checks(case_id: str, era: str) -> list[str]:
@@ -123,8 +122,8 @@ def schema_gaps(schema: Any, question: Question) -> list[str]:
     """What of the catalog's schema for `question` the requested `schema` does not
     state: a model's fields; a scalar's one `value` field with its type, choices
     (`enum`, titled `oneOf`/`anyOf` pairs, an array's items, in any order), the bounds
-    the form-mode schema can say, and the title and description the question
-    declares. Other labels are free. Empty when nothing is missing."""
+    the form-mode schema can say, the title and description the question declares,
+    and the default it offers. Other labels are free. Empty when nothing is missing."""
     wanted = question.schema() or {}
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
@@ -169,3 +168,14 @@ def check_schemas(run: Run, scenario: Scenario) -> None:
         gaps = schema_gaps(asked.schema, questions[asked.param])
         check(scenario.family, not gaps, f"{asked.param} ({asked.message!r}) requested {brief(asked.schema, 300)}; "
               f"the catalog's schema also states {'; '.join(gaps)}")
+
+
+async def listing(peer: Any, method: str, row: str) -> dict[str, Any] | None:
+    """A listing method's raw result; None when the target does not offer it (JSON-RPC
+    -32601 "method not found"). Any other error fails `row`: a listing that failed is
+    not one that is absent."""
+    try:
+        return as_object(await peer.request(method, {}))
+    except RpcError as error:
+        check(row, error.error.get("code") == METHOD_NOT_FOUND, error.said())
+        return None

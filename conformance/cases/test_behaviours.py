@@ -14,12 +14,12 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.checks import rounds_said, schema_gaps, titled
+from elicit_conformance.checks import listing, rounds_said, schema_gaps, titled
 from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
 from elicit_conformance.verdict import NotTestable, brief, check, should
-from elicit_conformance.wire import HANDSHAKE, METHOD_NOT_FOUND, MODERN, RpcError, missing_tools
+from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -71,7 +71,6 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
           f"optional elicited parameters are listed in the input schema: {', '.join(p for p in leaked if p in optional)}")
 
 
-#: The tools whose description the catalog fixes, and that description.
 #: The generated tools whose declarations all succeed (GEN-1): the model supplies `ref` alone.
 GENERATED = sorted(s.tool for s in load().scenarios.values() if s.family == "GEN-1")
 
@@ -93,6 +92,7 @@ async def test_gen_1_generated_tools_list_only_what_the_model_supplies(case: Cas
         raise missing_tools(missing)
 
 
+#: The tools whose description the catalog fixes, and that description.
 DESCRIBED = {name: tool.description for name, tool in load().tools.items() if tool.description is not None}
 
 
@@ -440,12 +440,9 @@ async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
     with nothing to ask proves nothing here."""
     async with case.peer(era) as peer:
         for method, key in LISTINGS.items():
-            try:
-                result = as_object(await peer.request(method, {}))
-            except RpcError as error:
-                # Not offered: nothing listed, nothing asked. Any other error is a listing that failed.
-                check("ERA-8", error.error.get("code") == METHOD_NOT_FOUND, error.said())
-                continue
+            result = await listing(peer, method, "ERA-8")
+            if result is None:
+                continue  # not offered: nothing listed, nothing asked
             asks = result.get("resultType") == "input_required" or "inputRequests" in result
             check("ERA-8", not asks, f"{method} answered input_required: {brief(result, 300)}")
             check("ERA-8", isinstance(result.get(key), list),

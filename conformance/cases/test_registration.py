@@ -18,8 +18,8 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Prompt, Reply, load
-from elicit_conformance.checks import names
-from elicit_conformance.driver import Run, Script, as_object, drive, result_text
+from elicit_conformance.checks import listing, names
+from elicit_conformance.driver import Run, Script, drive, result_text
 from elicit_conformance.registration import (
     AT_FAULT,
     INTERNAL_ERRORS,
@@ -32,7 +32,6 @@ from elicit_conformance.registration import (
 )
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import NotTestable, brief, check, should
-from elicit_conformance.wire import METHOD_NOT_FOUND, RpcError
 
 
 def probe(target: Target, probe_id: str) -> Any:
@@ -182,11 +181,7 @@ async def test_era_6_a_resource_template_with_a_declared_parameter_reads_or_was_
 async def _listed(peer: Any, method: str, key: str) -> list[dict[str, Any]]:
     """The entries a listing method answers with; none when the target lacks the
     capability ("method not found"). Any other error is a listing that failed."""
-    try:
-        listed = as_object(await peer.request(method, {})).get(key)
-    except RpcError as error:
-        check("ERA-6", error.error.get("code") == METHOD_NOT_FOUND, error.said())
-        return []
+    listed = (await listing(peer, method, "ERA-6") or {}).get(key)
     return [entry for entry in listed if isinstance(entry, dict)] if isinstance(listed, list) else []
 
 
