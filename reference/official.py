@@ -22,14 +22,11 @@ from typing import Annotated, Any, Literal
 import mcp_types
 from fastmcp import Context
 from mcp.shared.exceptions import MCPError
+from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapabilityErrorData
 from pydantic import BaseModel, Field
 
 from elicit_conformance.reference.markers import Elicit
 from elicit_conformance.reference.serve import DeclarativeFastMCP
-
-#: The protocol's missing-capability error code (SEP-2575).
-MISSING_CAPABILITY = -32021
-
 
 class Name(BaseModel):
     name: str
@@ -92,10 +89,6 @@ def _elicit(message: str, fields: dict[str, str]) -> mcp_types.ElicitRequest:
 def _sample(text: str, max_tokens: int) -> mcp_types.CreateMessageRequest:
     message = mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=text))
     return mcp_types.CreateMessageRequest(params=mcp_types.CreateMessageRequestParams(messages=[message], max_tokens=max_tokens))
-
-
-def _roots() -> mcp_types.ListRootsRequest:
-    return mcp_types.ListRootsRequest()
 
 
 def _said(reply: Any) -> str:
@@ -169,13 +162,13 @@ def register(app: DeclarativeFastMCP) -> None:
     @app.tool
     async def test_input_required_result_list_roots(ctx: Context) -> str | mcp_types.InputRequiredResult:
         """By hand: asks the client for its roots (official: input-required-result-basic-list-roots)."""
-        return _by_hand(ctx, {"client_roots": _roots()}, "Roots")
+        return _by_hand(ctx, {"client_roots": mcp_types.ListRootsRequest()}, "Roots")
 
     @app.tool
     async def test_input_required_result_multiple_inputs(ctx: Context) -> str | mcp_types.InputRequiredResult:
         """By hand: a question, a sampling request and a roots request in one round (official: input-required-result-multiple-input-requests)."""
         wanted = {"user_name": _elicit("What is your name?", {"name": "string"}),
-                  "greeting": _sample("Generate a greeting", 50), "client_roots": _roots()}
+                  "greeting": _sample("Generate a greeting", 50), "client_roots": mcp_types.ListRootsRequest()}
         return _by_hand(ctx, wanted, "All answered")
 
     @app.tool
@@ -188,7 +181,7 @@ def register(app: DeclarativeFastMCP) -> None:
         if capabilities is not None and capabilities.sampling is not None:
             wanted["greeting"] = _sample("Generate a greeting", 50)
         if not wanted:
-            raise _missing({"elicitation": {}})
+            raise _missing(mcp_types.ClientCapabilities(elicitation=mcp_types.ElicitationCapability()))
         return _by_hand(ctx, wanted, "Answered")
 
     @app.tool
@@ -196,7 +189,7 @@ def register(app: DeclarativeFastMCP) -> None:
         """By hand: needs the client's sampling capability and says so with -32021 (official: server-stateless)."""
         capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.sampling is None:
-            raise _missing({"sampling": {}})
+            raise _missing(mcp_types.ClientCapabilities(sampling=mcp_types.SamplingCapability()))
         return "Success"
 
     @app.prompt
@@ -209,6 +202,8 @@ def register(app: DeclarativeFastMCP) -> None:
         return mcp_types.InputRequiredResult(input_requests={"user_context": request})
 
 
-def _missing(required: dict[str, Any]) -> MCPError:
-    return MCPError(code=MISSING_CAPABILITY, message="MissingRequiredClientCapabilityError",
-                    data={"requiredCapabilities": required})
+def _missing(required: mcp_types.ClientCapabilities) -> MCPError:
+    """The protocol's missing-capability error (-32021), as serve.py raises it for elicitation."""
+    data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+    return MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY, message="MissingRequiredClientCapabilityError",
+                    data=data.model_dump(by_alias=True, mode="json", exclude_none=True))
