@@ -21,7 +21,7 @@ from elicit_conformance.reach import list_tools
 from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
 from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, brief, unwrapped
-from elicit_conformance.wire import MODERN, TASKS, Peer, Transcript, declared_modes, missing_tool
+from elicit_conformance.wire import MODERN, TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
 
 P = ParamSpec("P")
 
@@ -94,6 +94,17 @@ class Case:
         script = Script(scenario.tool, scenario.arguments, answers or scenario.answers)
         async with self.peer(era) as peer:
             return await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
+
+    async def call(
+        self, era: str, tool: str, arguments: Mapping[str, Any], *, elicitation: bool | tuple[str, ...] = True
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """One `tools/call`, its questions left unanswered: the result, or the JSON-RPC error."""
+        async with self.peer(era, elicitation=elicitation) as peer:
+            try:
+                result = await peer.call_tool(tool, dict(arguments))
+                return (result if isinstance(result, dict) else {}), None
+            except RpcError as error:
+                return {}, error.error
 
     @contextlib.asynccontextmanager
     async def task_peer(self, *, elicitation: bool | tuple[str, ...] = True) -> AsyncIterator[Peer]:

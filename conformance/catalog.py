@@ -47,9 +47,10 @@ class Question:
     #: What the declaration labels the answer with: on the value field (TYP-6).
     title: str | None = None
     description: str | None = None
-    #: A titled single choice: (value, title) pairs; a multiple choice: its items (TYP-7).
+    #: A titled single choice: (value, title) pairs; a multiple choice: its items, plain
+    #: (TYP-7) or as (value, title) pairs for a titled one (TYP-9).
     one_of: tuple[tuple[str, str], ...] = ()
-    items: tuple[str, ...] = ()
+    items: tuple[str | tuple[str, str], ...] = ()
     #: An optional question's default, offered as the value's `default` (OPT-6); None: none offered.
     default: Any = None
 
@@ -63,7 +64,9 @@ class Question:
         value: dict[str, Any] = {"type": self.type}
         if self.one_of:
             value["oneOf"] = [{"const": const, "title": title} for const, title in self.one_of]
-        if self.items:
+        if self.item_titles:
+            value["items"] = {"anyOf": [{"const": const, "title": title} for const, title in self.item_titles]}
+        elif self.items:
             value["items"] = {"type": "string", "enum": list(self.items)}
         if self.enum:
             value["enum"] = list(self.enum)
@@ -71,6 +74,19 @@ class Question:
                   "default": self.default}
         value.update({k: v for k, v in stated.items() if v is not None})
         return {"type": "object", "properties": {"value": value}, "required": ["value"]}
+
+    @property
+    def item_titles(self) -> tuple[tuple[str, str], ...]:
+        """A titled multiple choice's (value, title) pairs; empty for any other question."""
+        return tuple(i for i in self.items if isinstance(i, tuple))
+
+    @property
+    def choice_form(self) -> str | None:
+        """The SEP-1330 enum form the question is asked in (`wire_schema.FORMS`); None
+        for a question that is no choice."""
+        if self.items:
+            return "titled multi" if self.item_titles else "untitled multi"
+        return "titled single" if self.one_of else "untitled single" if self.enum else None
 
     def render(self, known: Mapping[str, Any]) -> str | None:
         """The message with `known` filled in; None while something it quotes is unknown."""
@@ -268,7 +284,7 @@ def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:
             param, q["message"], q["type"], tuple(q.get("needs", ())), bool(q.get("optional")),
             tuple(q.get("fields", ())), tuple(q.get("enum", ())), q.get("exclusiveMinimum"),
             q.get("minimum"), q.get("maximum"), q.get("title"), q.get("description"),
-            tuple(tuple(pair) for pair in q.get("oneOf", ())), tuple(q.get("items", ())), q.get("default"),
+            tuple(tuple(pair) for pair in q.get("oneOf", ())), tuple(tuple(i) if isinstance(i, list) else i for i in q.get("items", ())), q.get("default"),
         )
         for param, q in spec["questions"].items()
     })

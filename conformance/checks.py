@@ -16,6 +16,7 @@ from elicit_conformance.catalog import Question, Scenario, load
 from elicit_conformance.driver import Asked, Run, as_object
 from elicit_conformance.verdict import brief, check
 from elicit_conformance.wire import METHOD_NOT_FOUND, MODERN, RpcError
+from elicit_conformance.wire_schema import form_problem
 
 
 def scenario_checks(case_id: str, era: str) -> list[str]:
@@ -142,8 +143,10 @@ def schema_gaps(schema: Any, question: Question) -> list[str]:
         gaps.append(f"enum: {list(question.enum)}")
     if question.one_of and titled(value) != set(question.one_of):
         gaps.append(f"oneOf: {[{'const': c, 'title': t} for c, t in question.one_of]}")
-    if question.items:
-        items = value.get("items") if isinstance(value.get("items"), dict) else {}
+    items = value.get("items") if isinstance(value.get("items"), dict) else {}
+    if question.item_titles and titled(items) != set(question.item_titles):
+        gaps.append(f"items: anyOf {[{'const': c, 'title': t} for c, t in question.item_titles]}")
+    elif question.items and not question.item_titles:
         listed = items.get("enum") or [o.get("const") for o in items.get("anyOf") or [] if isinstance(o, dict)]
         if choices(listed) != set(question.items):
             gaps.append(f"items: {list(question.items)}")
@@ -161,13 +164,20 @@ def titled(value: dict[str, Any]) -> set[tuple[Any, Any]]:
     return {(o.get("const"), o.get("title")) for o in options if isinstance(o, dict)} if isinstance(options, list) else set()
 
 
-def check_schemas(run: Run, scenario: Scenario) -> None:
-    """The family's row: every question asked requests the schema the catalog gives it."""
+def check_schemas(run: Run, scenario: Scenario, era: str) -> None:
+    """The family's row: every question asked requests the schema the catalog gives it,
+    a choice in its SEP-1330 enum form as `era`'s schema defines it."""
     questions = load().tools[scenario.tool].questions
     for asked in (a for round_ in run.rounds for a in round_ if a.param in questions):
-        gaps = schema_gaps(asked.schema, questions[asked.param])
+        question = questions[asked.param]
+        gaps = schema_gaps(asked.schema, question)
         check(scenario.family, not gaps, f"{asked.param} ({asked.message!r}) requested {brief(asked.schema, 300)}; "
               f"the catalog's schema also states {'; '.join(gaps)}")
+        if question.choice_form is not None:
+            value = as_object(as_object(asked.schema).get("properties")).get("value")
+            problem = form_problem(value, question.choice_form, era)
+            check(scenario.family, problem is None,
+                  f"{asked.param} ({asked.message!r}) requested the value {brief(value, 300)}: {problem}")
 
 
 async def listing(peer: Any, method: str, row: str) -> dict[str, Any] | None:

@@ -40,7 +40,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
     names: frozenset[str] | None = None
     refused: dict[str, str] = {}
     for era in ERAS:
-        target.http_errors.clear()
+        target.http_statuses.clear()
         try:
             async with target.connect(era, Transcript(), elicitation=False, timeout=timeout) as peer:
                 found = await _tool_names(peer)
@@ -72,10 +72,11 @@ async def _tool_names(peer: Any) -> frozenset[str]:
 def _refusal(target: Target, error: RpcError) -> str:
     """What the server answered: over HTTP, an error status is said as itself (the
     MCP client turns a 404 into a JSON-RPC -32601 'Not Found' it never received)."""
-    if target.kind == "url" and target.http_errors:
-        status = target.http_errors[-1]
+    failed = [status for status in target.http_statuses if status.code >= 400]
+    if target.kind == "url" and failed:
+        status = failed[-1]
         hint = ""
-        if status.startswith("HTTP 404"):
+        if status.code == 404:
             path = urlsplit(target.spec).path or "/"
             hint = f": nothing is served at the path {path!r}; is that the MCP endpoint's path (often /mcp)?"
         return f"{status} from {target.spec}{hint}"

@@ -16,11 +16,13 @@ import os
 import re
 import shlex
 import ssl
+from collections import deque
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from fastmcp.client.transports.base import ClientTransport
+from mcp.shared.inbound import MCP_METHOD_HEADER
 
 from elicit_conformance.stdio import StdioServers
 from elicit_conformance.verdict import NotTestable
@@ -29,6 +31,17 @@ from elicit_conformance.wire import Peer, Transcript, connect, declared_modes
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
 Kind = Literal["module", "url", "command"]
+
+
+class HttpStatus(NamedTuple):
+    """One HTTP response of a URL target."""
+
+    method: str
+    code: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"HTTP {self.code} {self.reason}".strip()
 
 
 class TargetError(Exception):
@@ -54,8 +67,9 @@ class Target:
     tools: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     #: Revisions the target refused when first reached, with its answer.
     refused: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    #: HTTP error statuses the server answered, newest last (URL targets only).
-    http_errors: list[str] = field(default_factory=list, compare=False, repr=False)
+    #: The latest HTTP responses (URL targets only), newest last: each request's MCP
+    #: method (its Mcp-Method header, where the revision sends one) and status.
+    http_statuses: deque[HttpStatus] = field(default_factory=lambda: deque(maxlen=64), compare=False, repr=False)
 
     @property
     def is_reference(self) -> bool:
@@ -111,8 +125,8 @@ class Target:
         import httpx2
 
         async def note(response: Any) -> None:
-            if response.status_code >= 400:
-                self.http_errors.append(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+            self.http_statuses.append(HttpStatus(response.request.headers.get(MCP_METHOD_HEADER, ""),
+                                                 response.status_code, response.reason_phrase))
 
         return httpx2.AsyncClient(headers=headers, auth=auth, follow_redirects=True, verify=_tls_context(),
                                   timeout=httpx2.Timeout(None), event_hooks={"response": [note]})

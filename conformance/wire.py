@@ -25,7 +25,7 @@ from elicit_conformance.revisions import ERAS, HANDSHAKE, MODERN
 from elicit_conformance.stdio import Handshake, SharedStdioTransport
 from elicit_conformance.verdict import Broken, NotTestable, TimedOut, brief
 
-__all__ = ["ERAS", "HANDSHAKE", "MODERN", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
+__all__ = ["ERAS", "HANDSHAKE", "MODERN", "NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
 
 
 
@@ -315,6 +315,10 @@ async def _discover(session: ClientSession) -> None:
         raise Broken(f"the server answered server/discover with {brief(raw)}, which is not a DiscoverResult "
                      f"({error.errors()[0]['loc']}: {error.errors()[0]['msg']})") from None
     session.adopt(result)
+
+
+#: What a client that cannot take a form question declares (ERA-5, ERA-7, TASK-5).
+NO_FORM: dict[str, tuple[str, ...]] = {"none": (), "url-only": ("url",)}
 
 
 def declared_modes(elicitation: bool | tuple[str, ...]) -> tuple[str, ...]:

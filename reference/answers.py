@@ -95,7 +95,18 @@ def _build_shape(answer_type: Any, title: str | None, description: str | None) -
     config = parse_elicit_response_type(
         answer_type, response_title=title, response_description=description
     )
-    return AnswerShape(config.schema, config)
+    return AnswerShape(_typed_items(config.schema), config)
+
+
+def _typed_items(schema: dict[str, Any]) -> dict[str, Any]:
+    """fastmcp's untitled multiple-choice shorthand (`response_type=[["a", "b"]]`) sends
+    `items: {"enum": [...]}`; the specification's UntitledMultiSelectEnumSchema
+    requires `items.type: "string"` beside it (TYP-9). Anything else is left as built."""
+    value = schema.get("properties", {}).get("value")
+    items = value.get("items") if isinstance(value, dict) else None
+    if not isinstance(items, dict) or "type" in items or not isinstance(items.get("enum"), list):
+        return schema
+    return {**schema, "properties": {**schema["properties"], "value": {**value, "items": {"type": "string", **items}}}}
 
 
 def offering_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:

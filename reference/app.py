@@ -466,6 +466,22 @@ def _book_described(
             f"{', '.join(extras)}; {airport.code}")
 
 
+@app.tool("book_choices", description="One choice in each SEP-1330 enum form (TYP-9).")
+def _book_choices(
+    seat: Annotated[Literal["window", "aisle"], Elicit("Window or aisle seat?")],
+    meal: Annotated[Meal, Elicit("Which meal would you like on board?")],
+    cabin: Annotated[str, Elicit("Which cabin would you like to fly?", response_type={
+        "economy": {"title": "Economy"}, "business": {"title": "Business class"},
+    })],
+    # fastmcp's shorthands for a multiple choice, untitled and titled.
+    extras: Annotated[list[str], Elicit("Which extras would you like to add?", response_type=[["wifi", "meal", "lounge"]])],
+    perks: Annotated[list[str], Elicit("Which perks would you like?", response_type=[{
+        "lounge": {"title": "Lounge access"}, "priority": {"title": "Priority boarding"},
+    }])],
+) -> str:
+    return f"{seat}, {meal.value}, {cabin}; extras {', '.join(extras)}; perks {', '.join(perks)}"
+
+
 def back_from(outbound: str) -> Elicit[str]:
     return Elicit(f"When do you fly back from {outbound}?", response_type=str)
 

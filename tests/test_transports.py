@@ -86,6 +86,16 @@ def test_same_verdicts_as_in_process(runs: dict[str, SuiteRun], transport: str) 
                for nodeid, status in differing.items()), differing
 
 
+def test_the_http_status_of_a_refusal_is_judged_over_http_only(runs: dict[str, SuiteRun]) -> None:
+    """ERA-7/http reads a status only a URL target has: judged there, "not evaluated" elsewhere."""
+    def era_7_http(transport: str) -> set[str]:
+        return {case["rows"]["ERA-7/http"]["status"] for case in runs[transport].index["cases"]
+                if "ERA-7/http" in case.get("rows", {})}
+
+    assert era_7_http("http") == {"pass"}
+    assert era_7_http("in-process") == era_7_http("stdio") == {"not evaluated"}
+
+
 def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     run = runs["in-process"]
     report = run.directory / "report"

@@ -19,7 +19,7 @@ from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
 from elicit_conformance.verdict import NotTestable, brief, check, should
-from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError, missing_tools
+from elicit_conformance.wire import HANDSHAKE, MODERN, NO_FORM, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -585,23 +585,6 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
     case.assert_snapshot(snapshot)
 
 
-#: What a client that cannot take a form question declares.
-NO_FORM = {"none": (), "url-only": ("url",)}
-
-
-async def _book_without_form(
-    case: Case, era: str, declared: str, ref: str
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """`book_destination` called by a client that declared `NO_FORM[declared]`:
-    the result, or the JSON-RPC error."""
-    async with case.peer(era, elicitation=NO_FORM[declared]) as peer:
-        try:
-            result = await peer.call_tool("book_destination", {"ref": ref})
-            return (result if isinstance(result, dict) else {}), None
-        except RpcError as error:
-            return {}, error.error
-
-
 @pytest.mark.checks("ERA-5")
 @pytest.mark.revisions(HANDSHAKE)
 @pytest.mark.parametrize("declared", list(NO_FORM))
@@ -613,7 +596,7 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
     capability, or only `{"url": {}}`: no `elicitation/create` is sent, the call fails
     (a JSON-RPC error or an error result), and its body does not run."""
     ref = f"{case.run_id}-era-5-{declared}"
-    result, error = await _book_without_form(case, era, declared, ref)
+    result, error = await case.call(era, "book_destination", {"ref": ref}, elicitation=NO_FORM[declared])
     asked = [m for d, m in case.transcript.messages if d == "server->client" and m.get("method") == "elicitation/create"]
     check("ERA-5", not asked, f"sent elicitation/create to a client that declared {declared!r}: {brief(asked)}")
     check("ERA-5", error is not None or bool(result.get("isError")),
@@ -623,7 +606,7 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
     case.assert_snapshot(snapshot)
 
 
-@pytest.mark.checks("ERA-7", "ERA-7/clear")
+@pytest.mark.checks("ERA-7", "ERA-7/clear", "ERA-7/http")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
@@ -634,9 +617,12 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     capability, or only `{"url": {}}`, in its request `_meta`: the answer holds no
     form `elicitation/create` request, the call fails, and its body does not run;
     SHOULD: the refusal is the JSON-RPC error -32021 (missing required client
-    capability)."""
+    capability); over streamable HTTP, a -32021 refusal has the status 400 (ERA-7/http)."""
     ref = f"{case.run_id}-era-7-{declared}"
-    result, error = await _book_without_form(case, era, declared, ref)
+    case.target.http_statuses.clear()
+    result, error = await case.call(era, "book_destination", {"ref": ref}, elicitation=NO_FORM[declared])
+    # The status of that call, before body_runs makes another (URL targets only).
+    status = next((s for s in reversed(case.target.http_statuses) if s.method == "tools/call"), None)
     forms = [r for r in input_requests(result).values() if r.get("method") == "elicitation/create"
              and (r.get("params") if isinstance(r.get("params"), dict) else {}).get("mode", "form") == "form"]
     check("ERA-7", not forms, f"asked a client that declared {declared!r} a form question: {brief(forms)}")
@@ -645,6 +631,9 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     check("ERA-7", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
     should("ERA-7/clear", error is not None and error.get("code") == -32021,
            f"the refusal is {brief(error or result)}, not -32021 (missing required client capability)")
+    if case.target.kind == "url" and error is not None and error.get("code") == -32021:
+        check("ERA-7/http", status is not None and status.code == 400,
+              f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")
     case.assert_snapshot(snapshot)
 
 

@@ -36,7 +36,7 @@ async def test_scenario(case: Case, snapshot: Any, case_id: str, era: str) -> No
     run = await case.run(case_id, era)
     check_rounds(run, scenario, era)
     if scenario.expect.schemas:
-        check_schemas(run, scenario)
+        check_schemas(run, scenario, era)
     check_outcome(run, scenario, f"{scenario.family}/clear")
     if scenario.expect.body_runs is not None:
         runs = await case.body_runs(scenario.arguments["ref"])

@@ -21,7 +21,7 @@ from elicit_conformance.driver import (
     Episode, Script, TaskRun, as_object, drive_task, input_requests, poll_task, read_requests,
 )
 from elicit_conformance.verdict import brief, check
-from elicit_conformance.wire import HANDSHAKE, MODERN, RpcError
+from elicit_conformance.wire import HANDSHAKE, MODERN, NO_FORM, RpcError
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.
@@ -151,10 +151,6 @@ async def test_task_4_cancel_ends_a_waiting_task_without_its_body(case: Case, er
           f"after tasks/cancel the task reported {run.statuses}; it must end cancelled")
     runs = await case.body_runs(ref)
     check("TASK-4", runs == 0, f"the body of {scenario.tool} ran {runs} time(s) for a cancelled task")
-
-
-#: Clients that cannot be sent a form question (ERA-7's).
-NO_FORM = {"none": False, "url-only": ("url",)}
 
 
 @pytest.mark.checks("TASK-5")

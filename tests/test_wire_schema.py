@@ -1,0 +1,87 @@
+"""The wire-schema judge (WIR-1, TYP-9's forms) on messages written here: what it
+refuses, what it leaves alone, and that nothing a server sends makes it raise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from elicit_conformance.wire_schema import FORMS, form_problem, problems, result_type_problem
+
+MODERN, HANDSHAKE = "2026-07-28", "2025-11-25"
+ASK = {"method": "elicitation/create", "params": {"message": "Where to?", "requestedSchema": {
+    "type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}}
+
+
+def exchange(method: str, answer: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [("client->server", {"jsonrpc": "2.0", "id": 7, "method": method, "params": {}}),
+            ("server->client", {"jsonrpc": "2.0", "id": 7, **answer})]
+
+
+def test_a_conforming_round_and_result_pass() -> None:
+    round_ = {"resultType": "input_required", "inputRequests": {"destination": ASK}, "requestState": "s"}
+    done = {"resultType": "complete", "content": [{"type": "text", "text": "Paris"}]}
+    assert not list(problems(exchange("tools/call", {"result": round_}) + exchange("tools/call", {"result": done}), MODERN))
+
+
+@pytest.mark.parametrize(("revision", "answer", "said"), [
+    (MODERN, {"result": {"content": [{"type": "text", "text": "x"}]}}, "resultType: Field required"),
+    (MODERN, {"result": {"resultType": "input_required", "inputRequests": {"d": {**ASK, "params": {
+        **ASK["params"], "requestedSchema": {"type": "object", "properties": {"value": {"$ref": "#/$defs/E"}}}}}}}},
+     "none of the schema's PrimitiveSchemaDefinitions"),
+    (MODERN, {"error": {"code": -32021, "message": "m", "data": {"requiredCapabilities": ["elicitation"]}}},
+     "requiredCapabilities"),
+    (MODERN, {"error": {"code": "bad", "message": "m"}}, "error.code"),
+    (HANDSHAKE, {"result": {"tools": [{"name": 5}]}}, "the tools/list result does not validate"),
+])
+def test_each_kind_of_wrong_message_is_named(revision: str, answer: dict[str, Any], said: str) -> None:
+    method = "tools/list" if "tools" in answer.get("result", {}) else "tools/call"
+    found = list(problems(exchange(method, answer), revision))
+    assert len(found) == 1 and said in found[0], found
+
+
+def test_a_handshake_request_is_judged_with_its_schema() -> None:
+    wrong = {**ASK, "params": {"message": "Where?", "requestedSchema": {"type": "object", "properties": {
+        "value": {"type": "object", "properties": {}}}}}}
+    found = list(problems([("server->client", {"jsonrpc": "2.0", "id": 1, **wrong})], HANDSHAKE))
+    assert len(found) == 1 and found[0].startswith("the elicitation/create request asks 'Where?'"), found
+
+
+def test_methods_outside_the_revision_are_not_judged() -> None:
+    assert not list(problems(exchange("tasks/get", {"result": {"anything": True}}), MODERN))
+
+
+@pytest.mark.parametrize("answer", [
+    {"result": "text"}, {"result": None}, {"result": {"inputRequests": {"k": "not a request"}}},
+    {"result": {"inputRequests": {"k": {"method": "elicitation/create", "params": {"requestedSchema": {"properties": 5}}}}}},
+    {"error": None}, {"error": {"code": -32021}}, {"method": "elicitation/create", "params": ["list"]},
+    {"exception": "ConnectionResetError()"},
+])
+def test_no_answer_makes_the_judge_raise(answer: dict[str, Any]) -> None:
+    for revision in (MODERN, HANDSHAKE):
+        list(problems(exchange("tools/call", answer), revision))
+
+
+@pytest.mark.parametrize(("form", "schema"), [
+    ("untitled single", {"type": "string", "enum": ["a", "b"]}),
+    ("titled single", {"type": "string", "oneOf": [{"const": "a", "title": "A"}]}),
+    ("untitled multi", {"type": "array", "items": {"type": "string", "enum": ["a"]}}),
+    ("titled multi", {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}),
+])
+def test_each_form_is_told_apart(form: str, schema: dict[str, Any]) -> None:
+    for revision in (MODERN, HANDSHAKE):
+        assert form_problem(schema, form, revision) is None
+        assert all(form_problem(schema, other, revision) for other in FORMS if other != form), form
+
+
+def test_a_legacy_titled_choice_is_no_titled_single_choice() -> None:
+    legacy = {"type": "string", "enum": ["a"], "enumNames": ["A"]}
+    assert "oneOf: Field required" in (form_problem(legacy, "titled single", HANDSHAKE) or "")
+
+
+def test_result_type() -> None:
+    assert result_type_problem("tools/call", {"resultType": "complete", "content": []}) is None
+    assert result_type_problem("tools/call", {"resultType": "input_required", "inputRequests": {}}) is None
+    assert "no resultType" in (result_type_problem("tools/list", {"tools": []}) or "")
+    assert "says 'input_required'" in (result_type_problem("tools/call", {"resultType": "complete", "requestState": "s"}) or "")
