@@ -70,9 +70,9 @@ class LocalServer:
         deadline = time.monotonic() + START_TIMEOUT
         assert self._process is not None
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
+            if (code := self._process.poll()) is not None:
                 self.stop()
-                raise ServerFailed(f"{self.app} exited with {self._process.returncode}{self._tail()}")
+                raise ServerFailed(f"{self.app} exited with {code}{self._tail()}")
             # The socket accepts at once (it is already listening); a reply
             # means the app finished its startup.
             try:

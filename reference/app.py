@@ -25,6 +25,7 @@ from typing_extensions import TypeAliasType
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.reference.records import from_environment, seal_from_environment
 from elicit_conformance.reference.official import register as register_official
+from elicit_conformance.reference.official import register_tasks as register_official_tasks
 from elicit_conformance.reference.space import register as register_space
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
@@ -559,6 +560,8 @@ def weather(city: str) -> str:
 register_space(app, _ran)
 # The official MCP conformance suite's fixtures for asking (tests/test_official_suite.py).
 register_official(app)
+if TASK:
+    register_official_tasks(app, TASK)
 
 
 def registration() -> dict[str, Any]:

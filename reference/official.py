@@ -19,8 +19,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
+import anyio
 import mcp_types
 from fastmcp import Context
+from fastmcp.exceptions import ToolError
+from fastmcp.utilities.tasks import TaskConfig
 from mcp.shared.exceptions import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapabilityErrorData
 from pydantic import BaseModel, Field
@@ -200,6 +203,56 @@ def register(app: DeclarativeFastMCP) -> None:
             return f"Answer with this context in mind: {reply.content.get('context')}"
         request = _elicit("What context should the prompt use?", {"context": "string"})
         return mcp_types.InputRequiredResult(input_requests={"user_context": request})
+
+
+def deleting(filename: str) -> Elicit[Confirmation]:
+    return Elicit(f"Delete {filename}?", response_type=Confirmation)
+
+
+def register_tasks(app: DeclarativeFastMCP, task: Any) -> None:
+    """Add the official suite's fixtures for the tasks extension (the `tasks-*` scenarios);
+    `task` is how the reference runs a tool as a task (`app.TASK`).
+
+    The asking ones (`confirm_delete`, `multi_input`) are declarations: asked inside the
+    task, through `tasks/get`. Not written: `test_tool_with_task` (tasks-mrtr-composition),
+    which asks in the foreground first and then turns the call into a task. No declaration
+    says "ask now, run later", and fastmcp-tasks creates a task only before a tool runs,
+    never from inside one, so the flow would be a second engine beside the reference's."""
+    required = TaskConfig(mode="required", poll_interval=task.poll_interval)
+
+    @app.tool
+    def greet(name: str) -> str:
+        """Greets by name, in the foreground only (official: tasks-*)."""
+        return f"Hello, {name}!"
+
+    @app.tool(task=task)
+    async def slow_compute(seconds: float = 1, label: str = "") -> str:
+        """Sleeps `seconds`, then answers with `label`; cancellable while it sleeps (official: tasks-*)."""
+        await anyio.sleep(seconds)
+        return f"{label or 'Computed'} after {seconds:g} s"
+
+    @app.tool(task=required)
+    async def failing_job() -> str:
+        """Always fails as a tool, after about a second, and only as a task (official: tasks-*)."""
+        await anyio.sleep(1)
+        raise ToolError("failing_job always fails")
+
+    @app.tool(task=task)
+    async def protocol_error_job() -> str:
+        """Fails with a protocol error, not a tool error (official: tasks-lifecycle)."""
+        raise MCPError(code=mcp_types.INTERNAL_ERROR, message="protocol_error_job always fails")
+
+    @app.tool(task=task)
+    def confirm_delete(filename: str, confirmation: Annotated[Confirmation, Elicit(deleting)]) -> str:
+        """Asks to confirm, then deletes nothing (official: tasks-mrtr-input, tasks-dispatch-and-envelope)."""
+        return f"{'Deleted' if confirmation.ok else 'Kept'} {filename}"
+
+    @app.tool(task=task)
+    def multi_input(
+        name: Annotated[Name, Elicit("What is your name?")], colour: Annotated[Colour, Elicit("What is your favourite colour?")],
+    ) -> str:
+        """Asks two questions in one round (official: tasks-mrtr-input)."""
+        return f"{name.name} likes {colour.color}"
 
 
 def _missing(required: mcp_types.ClientCapabilities) -> MCPError:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.local_server import LocalServer
-from tests.suite import ROOT
+from tests.suite import ROOT, TASKS_SERVED
 
 OFFICIAL = ROOT / "fixtures" / "official"
 EXPECTED = OFFICIAL / "expected-failures.yml"
@@ -75,3 +75,10 @@ def test_the_official_suite_passes_but_for_its_listed_out_of_scope_scenarios(
     asking = [line for line in verdicts if "input-required-result" in line or "elicitation" in line]
     assert len(asking) >= (3 if revision == "2025-11-25" else 13), "\n".join(verdicts)
     assert all(line.startswith("✓") for line in asking), "\n".join(asking)
+    if revision == "2026-07-28" and TASKS_SERVED:
+        # The official suite does not score the tasks extension's scenarios yet; this test
+        # does. All but one pass: tasks-mrtr-composition asks in the foreground first and
+        # then turns the call into a task, a flow the reference does not offer (its tasked
+        # calls ask inside the task, through tasks/get; reference/official.py says why).
+        tasks = [line for line in verdicts if "tasks-" in line and "tasks-mrtr-composition" not in line]
+        assert len(tasks) >= 9 and all(line.startswith("✓") for line in tasks), "\n".join(tasks)
