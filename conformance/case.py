@@ -1,7 +1,7 @@
-"""One conformance case: run catalog scenarios on one era, check, snapshot.
+"""One conformance case: run catalog scenarios on one era and check them.
 
 A `Case` collects every message of the case into one transcript, so its
-snapshot is the whole conversation a reviewer needs to read.
+golden file is the whole conversation a reviewer needs to read.
 """
 
 from __future__ import annotations
@@ -16,27 +16,25 @@ import anyio
 
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
-from elicit_conformance.normalize import normalize, render
+from elicit_conformance.normalize import normalize
 from elicit_conformance.reach import list_tools
-from elicit_conformance.snapshot import TranscriptSnapshot
 from elicit_conformance.target import Target
-from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, brief, unwrapped
+from elicit_conformance.verdict import Broken, NotOffered, brief, unwrapped
 from elicit_conformance.wire import MODERN, TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
 
 P = ParamSpec("P")
 
 
 class Case:
-    def __init__(
-        self, target: Target, run_id: str, *, golden: bool = False, timeout: float | None = None
-    ) -> None:
+    def __init__(self, target: Target, run_id: str, *, timeout: float | None = None) -> None:
         self.target = target
         #: Unique to this case: every ref it sends carries it (see `ConformanceRun.case_id`).
         self.run_id = run_id
         #: Seconds the server may take to answer one request.
         self.timeout = timeout
-        #: Whether the transcript must equal the golden one in snapshots/.
-        self.golden = golden
+        #: Whether the transcript is the same on every run of the same server, so it has
+        #: a golden file (a case marked `transcript_varies` has none).
+        self.pinned = True
         self.transcript = Transcript()
         #: INFORMATIONAL facts this case recorded (requirement rows INFO/...).
         self.facts: dict[str, Any] = {}
@@ -152,19 +150,9 @@ class Case:
         async with self.peer(era, elicitation=modes) as peer:
             return body_run_count(await peer.call_tool("body_runs", {"ref": ref}))
 
-    def rendered(self) -> str:
-        return render(normalize(self.transcript, {self.run_id: "<run>"}))
-
-    def assert_snapshot(self, snapshot: Any) -> None:
-        """Golden transcripts are the reference's; other targets' differ by design."""
-        if self.golden and not self.rendered() == snapshot.use_extension(TranscriptSnapshot):
-            # A behaviour change, not a requirement row's failure: no row carries it.
-            raise CheckFailed(
-                None,
-                "the wire transcript differs from its golden file in snapshots/ (syrupy's report "
-                "below names it); if the change is meant, regenerate with --snapshot-update"
-            )
-
+    def normalized(self) -> list[dict[str, Any]]:
+        """The transcript as its golden file and the report hold it."""
+        return normalize(self.transcript, {self.run_id: "<run>"})
 
 def no_tasks_extension() -> NotOffered:
     return NotOffered(

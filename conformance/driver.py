@@ -8,6 +8,7 @@ resolver name, the reference by parameter name).
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import anyio
 import mcp_types
 
 from elicit_conformance.catalog import Reply, load
+from elicit_conformance import verdict
 from elicit_conformance.verdict import TimedOut, brief
 from elicit_conformance.wire import MODERN, Answerer, Peer, RpcError
 
@@ -84,16 +86,21 @@ class Script:
     def __init__(
         self, tool: str, arguments: Mapping[str, Any], answers: Mapping[str, Reply | Mapping[str, Any]]
     ) -> None:
+        self.tool = tool
         self.questions = load().questions(tool)
         #: What a message may quote: the arguments, then each accepted answer.
         self.known: dict[str, Any] = dict(arguments)
         self.answers = {p: r if isinstance(r, Reply) else Reply.parse(r) for p, r in answers.items()}
 
     def identify(self, message: str) -> str | None:
-        """The catalog question whose rendered message this is."""
+        """The catalog question whose rendered message this is. A message no catalog
+        question reads is cancelled; the case's verdict notes it, with the nearest."""
         for param, question in self.questions.items():
             if question.render(self.known) == message:
                 return param
+        quoted = brief(message, 120)
+        verdict.current().note(f"the server asked {quoted}, which the suite cancelled: "
+                               + unknown_message(message, self.tool), about=quoted)
         return None
 
     def reply(self, asked: Asked) -> dict[str, Any]:
@@ -102,6 +109,17 @@ class Script:
         if reply.action == "accept" and asked.param and isinstance(reply.content, Mapping):
             self.known[asked.param] = reply.value
         return reply.wire()
+
+
+def unknown_message(message: str, tool: str) -> str:
+    """Why a message matched no question: the nearest catalog message of `tool`."""
+    questions = load().questions(tool)
+    templates = {q.message: p for p, q in questions.items()}
+    nearest = difflib.get_close_matches(message, list(templates), n=1, cutoff=0)
+    if not nearest:
+        return f"{tool} asks no question in the catalog"
+    return (f"no catalog question of {tool} reads so; the nearest is {templates[nearest[0]]!r}: "
+            f"{nearest[0]!r}")
 
 
 # What a server sends is read leniently here: a field absent or of the wrong shape

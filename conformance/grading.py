@@ -31,10 +31,9 @@ import pytest
 import elicit_conformance.cases
 from elicit_conformance.catalog import load
 from elicit_conformance import baseline as baseline_module
-from elicit_conformance import snapshot as snapshot_module
 from elicit_conformance import unimplemented
 from elicit_conformance.case import Case
-from elicit_conformance.normalize import normalize
+from elicit_conformance.snapshot import Found, Golden, render
 from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reach import Unreachable, list_tools
 from elicit_conformance.report import Outcome, Report, Status
@@ -63,6 +62,8 @@ STDERR = pytest.StashKey[dict[Path, int]]()
 VERDICT = "elicit_conformance_verdict"
 #: The key of a worker's run-level problems in its xdist `workeroutput`.
 PROBLEMS = "elicit_conformance_problems"
+#: The key of a worker's unused golden transcripts in its xdist `workeroutput`.
+UNUSED = "elicit_conformance_unused_golden"
 #: What pytest prints for a case that ended as one of these statuses.
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
@@ -73,7 +74,7 @@ def activate(config: pytest.Config) -> None:
         return
     config.addinivalue_line("markers", "checks(*ids): requirement-table rows the case checks")
     config.addinivalue_line("markers", "revisions(*revisions): the only revisions the case applies to")
-    snapshot_module.SNAPSHOT_ROOT = Path(str(resources.files("elicit_conformance.snapshots")))
+    config.addinivalue_line("markers", "transcript_varies(why): the case's transcript has no golden file")
     revision = config.getoption("revision") or ALL
     try:
         target = _chosen(config)
@@ -85,7 +86,6 @@ def activate(config: pytest.Config) -> None:
         declared = unimplemented.read(Path(declared_path), set(load().tools)) if declared_path else {}
     except (TargetError, TableError, baseline_module.BaselineError, unimplemented.DeclarationError) as error:
         raise pytest.UsageError(str(error)) from None
-    golden = config.getoption("golden_transcripts")
     if target.servers is not None:
         target.servers.startup = config.getoption("conformance_startup") or DEFAULT_STARTUP
         if (report := config.getoption("conformance_report")) is not None:
@@ -99,12 +99,26 @@ def activate(config: pytest.Config) -> None:
             not_implemented=declared,
             report_dir=config.getoption("conformance_report"),
             write_baseline=config.getoption("conformance_write_baseline"),
-            golden=target.is_reference if golden is None else golden,
+            golden=_golden(config, target),
             strict=bool(config.getoption("conformance_strict")),
             timeout=config.getoption("conformance_timeout") or DEFAULT_TIMEOUT,
         ),
         NAME,
     )
+
+
+def _golden(config: pytest.Config, target: Target) -> Golden | None:
+    """Where the target's golden transcripts are kept: `--conformance-snapshots` (or the
+    `elicit_snapshots` ini key, relative to the rootdir); the bundled reference's own
+    for the reference in-process, or served elsewhere with `--golden-transcripts`."""
+    update = bool(config.getoption("update_snapshots", default=False))
+    if directory := config.getoption("conformance_snapshots"):
+        return Golden(Path(directory), update)
+    if directory := config.getini("elicit_snapshots"):
+        return Golden(config.rootpath / str(directory), update)
+    if config.getoption("golden_transcripts") or (target.is_reference and target.kind == "module"):
+        return Golden(Path(str(resources.files("elicit_conformance.snapshots"))), update)
+    return None
 
 
 def current(config: pytest.Config) -> ConformanceRun:
@@ -175,7 +189,7 @@ class ConformanceRun:
     not_implemented: dict[str, str]
     report_dir: Path | None
     write_baseline: Path | None
-    golden: bool
+    golden: Golden | None
     strict: bool
     timeout: float
     #: Unique per run, so server-side records (body runs, profiles) never collide.
@@ -245,6 +259,10 @@ class ConformanceRun:
                 for entry in self.baseline
                 if entry not in matched
             ]
+            if self.golden is not None:
+                # Judged on every case collected, before --revision or -k leave any out.
+                self.report.unused_golden = self.golden.unused(
+                    item.nodeid for item in items if item.get_closest_marker("transcript_varies") is None)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if item not in dropped]
@@ -377,9 +395,15 @@ class ConformanceRun:
                            "add it to the case's @pytest.mark.checks")
                 if problem not in self.report.problems:
                     self.report.problems.append(problem)
-        if call.when == "teardown" and self.report_dir is not None and case and case.transcript.messages:
-            lines = normalize(case.transcript, {case.run_id: "<run>"})
-            self.report.write_transcript(self.report_dir, outcome, lines)
+        if call.when == "teardown" and case and case.transcript.messages:
+            outcome.pinned = case.pinned
+            lines = case.normalized()
+            if self.report_dir is not None:
+                self.report.write_transcript(self.report_dir, outcome, lines)
+            # A timed-out case stopped wherever the clock did: its transcript proves nothing.
+            if self.golden is not None and case.pinned and outcome.status != Status.TIMED_OUT:
+                compared = self.golden.compare(item.nodeid, render(lines))
+                outcome.golden, outcome.golden_found, outcome.golden_diff = compared.file, compared.found.value, compared.diff
         if call.when == "teardown":
             verdict.end()
         if _is_worker(item.config):
@@ -396,9 +420,11 @@ class ConformanceRun:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """A worker's run-level problems (every worker judges the same: once is enough)."""
-        for problem in getattr(node, "workeroutput", {}).get(PROBLEMS, []):
+        output = getattr(node, "workeroutput", {})
+        for problem in output.get(PROBLEMS, []):
             if problem not in self.report.problems:
                 self.report.problems.append(problem)
+        self.report.unused_golden = output.get(UNUSED, []) or self.report.unused_golden
 
     def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
         """'not testable' and 'timed out' show as themselves, not as a bare F."""
@@ -418,8 +444,13 @@ class ConformanceRun:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if _is_worker(session.config):
             session.config.workeroutput[PROBLEMS] = self.report.problems  # type: ignore[attr-defined]
+            session.config.workeroutput[UNUSED] = self.report.unused_golden  # type: ignore[attr-defined]
             return
-        if (self.report.problems or self.report.proved_nothing) and session.exitstatus == pytest.ExitCode.OK:
+        if self.golden is not None and self.golden.update and self.report.unused_golden:
+            self.golden.remove(self.report.unused_golden)
+            self.report.unused_removed = True
+        failed = self.report.problems or self.report.proved_nothing or self.report.behaviour_changed
+        if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.report_dir is not None and self.report.outcomes:
             self.report.write(self.report_dir, self.table)
@@ -445,10 +476,35 @@ class ConformanceRun:
                 terminalreporter.line(f"  SHOULD not met: {note}  ({outcome.test_id})")
         for problem in self.report.problems:
             terminalreporter.line(f"  FAILED: {problem}", red=True)
+        if self.golden is not None:
+            self._golden_summary(terminalreporter)
         if self.report_dir is not None:
             terminalreporter.line(f"  report: {self.report_dir / 'summary.md'}")
         if self.write_baseline is not None:
             terminalreporter.line(f"  baseline written: {self.write_baseline}")
+
+
+    def _golden_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """What changed on the wire, apart from the verdicts: each change as a diff."""
+        assert self.golden is not None
+        report = self.report
+        terminalreporter.line(f"  {report.golden_summary()} (in {self.golden.directory})",
+                              red=report.behaviour_changed)
+        for o in sorted(report.golden(Found.CHANGED), key=lambda o: o.test_id):
+            terminalreporter.line(f"  CHANGED: {o.test_id} (verdict: {o.status}): its transcript differs "
+                                  f"from {o.golden}; if the change is meant, run again with --snapshot-update",
+                                  red=True)
+            for line in o.golden_diff.splitlines():
+                terminalreporter.line(f"    {line}", red=line.startswith("-"), green=line.startswith("+"))
+        for o in sorted(report.golden(Found.MISSING), key=lambda o: o.test_id):
+            terminalreporter.line(f"  NO GOLDEN TRANSCRIPT: {o.test_id}: {o.golden} does not exist; "
+                                  "write it with --snapshot-update", red=True)
+        if report.unused_golden and not report.unused_removed:
+            terminalreporter.line(f"  UNUSED: {len(report.unused_golden)} golden transcript(s) belong to no case that "
+                                  "keeps one (renamed, removed, or marked transcript_varies) "
+                                  f"({', '.join(report.unused_golden[:5])}); --snapshot-update removes them", red=True)
+        if report.behaviour_changed and self.report_dir is not None:
+            terminalreporter.line(f"  the changes, for a pull request: {self.report_dir / 'changes.md'}")
 
 
 def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | None]:

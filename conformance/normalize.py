@@ -1,14 +1,17 @@
 """Making a transcript byte-identical across runs without hiding behaviour.
 
-Volatile values become placeholders that keep identity: the same sealed state
-echoed back stays `<state#1>`, so a reviewer still sees that the client
-returned exactly what it was given, and a server that re-mints state on a
-retry shows up as `<state#2>`.
+Volatile values become placeholders that keep identity where it is behaviour:
+the sealed state a client echoes reads as the state it was given (`<state#1>`),
+a forged one as a state of its own; each state the server sends is a new one
+(`_Placeholders` says why); task ids likewise. Request ids are numbered in
+order, versions, timestamps and progress tokens read as what they are.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from elicit_conformance.wire import TASKS, Transcript
@@ -17,15 +20,22 @@ _VERSION_KEYS = {"version"}
 
 
 class _Placeholders:
-    def __init__(self) -> None:
-        self._seen: dict[tuple[str, Any], str] = {}
+    """Server-minted values as numbered placeholders. Each value the server sends is
+    a new one, even if it sent the same bytes before: a server that seals a timestamp
+    into its state repeats a state only when two rounds fall in the same second, and
+    that must not show. A value the client sends reads as the latest the server sent
+    with the same bytes (what it echoes), or as a new one (a forgery)."""
 
-    def __call__(self, kind: str, value: Any) -> str:
+    def __init__(self) -> None:
+        self._count: dict[str, int] = {}
+        self._latest: dict[tuple[str, str], str] = {}
+
+    def __call__(self, kind: str, value: Any, *, minted: bool) -> str:
         key = (kind, json.dumps(value, sort_keys=True))
-        if key not in self._seen:
-            count = sum(1 for k, _ in self._seen if k == kind) + 1
-            self._seen[key] = f"<{kind}#{count}>"
-        return self._seen[key]
+        if minted or key not in self._latest:
+            self._count[kind] = self._count.get(kind, 0) + 1
+            self._latest[key] = f"<{kind}#{self._count[kind]}>"
+        return self._latest[key]
 
 
 def normalize(transcript: Transcript, volatile: dict[str, str]) -> list[dict[str, Any]]:
@@ -37,7 +47,8 @@ def normalize(transcript: Transcript, volatile: dict[str, str]) -> list[dict[str
     ids = _RequestIds()
     out = []
     for direction, message in transcript.messages:
-        body = _walk(_without_optional_extensions(message), placeholder, volatile)
+        minted = functools.partial(placeholder, minted=direction == "server->client")
+        body = _walk(_without_optional_extensions(message), minted, volatile)
         if "id" in body:
             body["id"] = ids.request(direction, body["id"]) if "method" in body else ids.response(direction, body["id"])
         out.append({"direction": direction, "message": body})
@@ -88,7 +99,17 @@ def _flip(direction: str) -> str:
     return "server->client" if direction == "client->server" else "client->server"
 
 
-def _walk(value: Any, placeholder: _Placeholders, volatile: dict[str, str], key: str = "") -> Any:
+#: Minted by the server per request or per moment, meaning nothing across runs: a
+#: progress token counts up over a stdio process's life but restarts per HTTP
+#: connection, and a timestamp is the clock's.
+_MINTED = {"progressToken": "<progressToken>", "createdAt": "<time>", "lastUpdatedAt": "<time>"}
+#: Server-minted ids whose identity a reader follows: the same id stays one placeholder.
+_IDENTIFIERS = {"requestState": "state", "taskId": "task"}
+
+
+def _walk(value: Any, placeholder: Callable[[str, Any], str], volatile: dict[str, str], key: str = "") -> Any:
+    if key in _MINTED and isinstance(value, (str, int, float)):
+        return _MINTED[key]
     if isinstance(value, dict):
         return {
             k: _walk(v, placeholder, volatile, k)
@@ -97,8 +118,8 @@ def _walk(value: Any, placeholder: _Placeholders, volatile: dict[str, str], key:
     if isinstance(value, list):
         return [_walk(v, placeholder, volatile, key) for v in value]
     if isinstance(value, str):
-        if key == "requestState":
-            return placeholder("state", value)
+        if key in _IDENTIFIERS:
+            return placeholder(_IDENTIFIERS[key], value)
         if key in _VERSION_KEYS and value[:1].isdigit():
             return "<version>"
         for literal, name in volatile.items():

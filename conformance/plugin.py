@@ -117,10 +117,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "accepted errors) as Markdown to FILE, or to standard output, and exit.",
     )
     group.addoption(
+        "--conformance-snapshots",
+        default=None,
+        metavar="DIR",
+        type=Path,
+        help="Keep the target's golden transcripts in DIR, one file per case and revision: "
+        "each run compares every transcript with its file and fails, apart from the verdicts "
+        "and with a diff, where one changed; --snapshot-update writes them. Also the "
+        "'elicit_snapshots' ini key.",
+    )
+    group.addoption(
         "--golden-transcripts",
         action="store_true",
         default=None,
-        help="Compare every transcript with the golden ones (automatic for the bundled "
+        help="Compare with the bundled reference's golden transcripts (automatic for the "
         "reference in-process; pass it when the reference is served over HTTP or stdio).",
     )
     parser.addini("elicit_server", "Server under test, as module:attribute or URL.", default=None)
@@ -131,13 +141,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "elicit_requirements", "A requirement table other than the packaged one.", default=None
     )
+    parser.addini(
+        "elicit_snapshots", "The target's golden transcripts (a directory, as --conformance-snapshots).",
+        default=None,
+    )
 
 
 #: The options that make any run a conformance run.
 _OPTIONS = (
     "server", "server_command", "revision", "conformance_strict", "conformance_timeout", "conformance_startup",
     "conformance_baseline", "conformance_write_baseline", "conformance_report", "golden_transcripts",
-    "conformance_not_implemented",
+    "conformance_not_implemented", "conformance_snapshots",
 )
 
 

@@ -5,6 +5,8 @@
 - `index.json`: one row per case (test id, the rows it checks, revision, level,
   status, duration, transcript path, and why it did not pass);
 - `transcripts/<case>.jsonl`: the normalized wire transcript, one message a line;
+- `changes.md` (with golden transcripts): each case whose transcript differs from
+  its golden file, with its verdict and the diff, and golden files no case owns;
 - `summary.md`: a table a person reads in a pull-request comment, a row per case;
 - `verdicts.md`: a row per requirement (every row of the table that is not
   excluded) with a column per revision, saying what was proved of the row: a
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from elicit_conformance.requirements import Table
+from elicit_conformance.snapshot import Found, render
 
 class Status(StrEnum):
     """A case's verdict, worst first: the order the summary lists them in."""
@@ -73,6 +76,13 @@ class Outcome:
     facts: dict[str, Any] = field(default_factory=dict)
     #: Per row it claims: {"status": ..., "message": ...} (see `grading.row_results`).
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Its golden transcript (`--conformance-snapshots`): the file, relative to the
+    #: snapshot directory, what comparing found (`snapshot.Found`), and the diff.
+    golden: str = ""
+    golden_found: str = ""
+    golden_diff: str = ""
+    #: False for a case marked `transcript_varies`: its transcript differs run to run.
+    pinned: bool = True
 
     @property
     def case(self) -> str:
@@ -95,6 +105,10 @@ class Report:
         self.outcomes: dict[str, Outcome] = {}
         #: Run-level problems: uncovered requirement rows, stale baseline entries.
         self.problems: list[str] = []
+        #: Golden transcripts of no collected case (`snapshot.Golden.unused`).
+        self.unused_golden: list[str] = []
+        #: Whether those were removed (`--snapshot-update`).
+        self.unused_removed = False
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes.values())
@@ -118,9 +132,7 @@ class Report:
     def write_transcript(self, directory: Path, outcome: Outcome, lines: list[dict[str, Any]]) -> None:
         path = Path("transcripts") / (_file_safe(outcome.nodeid) + ".jsonl")
         (directory / path).parent.mkdir(parents=True, exist_ok=True)
-        with (directory / path).open("w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+        (directory / path).write_text(render(lines), encoding="utf-8")
         outcome.transcript = path.as_posix()
 
     def write(self, directory: Path, table: Table) -> None:
@@ -136,6 +148,8 @@ class Report:
         (directory / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
         (directory / "summary.md").write_text(self.markdown())
         (directory / "verdicts.md").write_text(self.matrix(table))
+        if any(o.golden for o in self.outcomes.values()) or self.unused_golden:
+            (directory / "changes.md").write_text(self.changes())
 
     def matrix(self, table: Table) -> str:
         """Requirement row x revision: what the cases checking the row proved of it."""
@@ -188,6 +202,44 @@ class Report:
                 f"| {o.status} | {_cell(note)} |"
             )
         lines.append("")
+        return "\n".join(lines)
+
+    # -- golden transcripts -----------------------------------------------------
+
+    def golden(self, found: str) -> list[Outcome]:
+        return [o for o in self.outcomes.values() if o.golden_found == found]
+
+    @property
+    def behaviour_changed(self) -> bool:
+        """Whether a transcript differs from its golden file, has none, or a golden
+        file belongs to no case: the run fails for it, apart from the verdicts."""
+        return bool(self.golden(Found.CHANGED) or self.golden(Found.MISSING)
+                    or (self.unused_golden and not self.unused_removed))
+
+    def golden_summary(self) -> str:
+        counts = Counter(o.golden_found for o in self.outcomes.values() if o.golden_found)
+        parts = [f"{counts[f]} {f}" for f in Found if counts[f]]
+        if self.unused_golden:
+            parts.append(f"{len(self.unused_golden)} {'removed' if self.unused_removed else 'unused'}")
+        return "golden transcripts: " + (", ".join(parts) or "none compared")
+
+    def changes(self) -> str:
+        """`changes.md`: each case whose transcript changed, with its verdict and diff."""
+        lines = [f"### {self.golden_summary()}", ""]
+        changed = sorted(self.golden(Found.CHANGED), key=lambda o: o.test_id)
+        missing = sorted(self.golden(Found.MISSING), key=lambda o: o.test_id)
+        if not (changed or missing or self.unused_golden):
+            return "\n".join([*lines, "No transcript changed.", ""])
+        for o in changed:
+            lines += [f"#### `{o.test_id}` ({o.status})", "", f"`{o.golden}`:", "", "```diff",
+                      o.golden_diff.rstrip("\n"), "```", ""]
+        if missing:
+            lines += ["#### No golden transcript yet (write them with `--snapshot-update`)", ""]
+            lines += [f"- `{o.test_id}` ({o.status}): `{o.golden}`" for o in missing] + [""]
+        if self.unused_golden:
+            what = ("Removed" if self.unused_removed else
+                    "Belonging to no case that keeps one (remove them with `--snapshot-update`)")
+            lines += [f"#### {what}", ""] + [f"- `{name}`" for name in self.unused_golden] + [""]
         return "\n".join(lines)
 
     def baseline(self, about: str) -> str:

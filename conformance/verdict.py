@@ -105,11 +105,19 @@ class Ledger:
     table: Table
     rows: dict[str, str] = field(default_factory=dict)
     sentences: dict[str, str] = field(default_factory=dict)
+    #: What the case saw that explains a failure it causes elsewhere (a question the
+    #: suite could not identify, and so cancelled); added to each failed row's sentence.
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def note(self, text: str, about: str) -> None:
+        """Note `text`, unless a failure's observation already quotes `about`."""
+        self.notes.setdefault(text, about)
 
     def sentence(self, row: str, observed: str) -> str:
         requirement = self.table.rows.get(row)
         required = f" Required: {requirement.checks}" if requirement else ""
-        return f"{row}: {observed.rstrip('. ')}.{required}"
+        noted = "".join(f" Note: {text}." for text, about in self.notes.items() if about not in observed)
+        return f"{row}: {observed.rstrip('. ')}.{noted}{required}"
 
     def record(self, row: str, holds: bool, observed: str) -> str | None:
         """Record one check; the sentence when it failed."""

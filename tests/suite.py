@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -47,14 +48,25 @@ class SuiteRun:
         return {n: s for n, s in self.statuses().items() if not unserved_task(n, s)}
 
 
+def golden_all_same(output: str) -> bool:
+    """Whether a run compared its golden transcripts and found every one the same
+    (its summary line reads "golden transcripts: N same (in DIR)" and nothing more)."""
+    return re.search(r"^  golden transcripts: \d+ same \(in ", output, re.MULTILINE) is not None
+
+
+def golden_files(directory: Path) -> dict[str, str]:
+    """The golden transcripts a run wrote to `directory`, by file name."""
+    return {p.relative_to(directory).as_posix(): p.read_text() for p in directory.rglob("*.jsonl")}
+
+
 def unserved_task(nodeid: str, status: str) -> bool:
     """A TASK case read "not implemented" where the reference offers no tasks extension."""
     return not TASKS_SERVED and status == "not implemented" and "test_tasks.py::" in nodeid
 
 
 #: What a child run must not inherit: pytest-xdist's marks of a worker (under `-n`
-#: a child would believe it is one of this run's workers, and syrupy would keep its
-#: snapshot report for a controller it has not got); and a ban on bytecode, which
+#: a child would believe it is one of this run's workers, and keep its findings for
+#: a controller it has not got); and a ban on bytecode, which
 #: makes every child compile and assertion-rewrite ~150 modules anew (a second each).
 NOT_INHERITED = ("PYTEST_XDIST_", "PYTHONDONTWRITEBYTECODE")
 

@@ -52,9 +52,9 @@ def _without_titles(schema: Any) -> Any:
 def _asked_in_golden_transcripts() -> list[tuple[str, str, dict[str, Any]]]:
     """(tool, message, requested schema) for every question the reference asked in a snapshot."""
     asked = []
-    for path in sorted(Path(str(resources.files("elicit_conformance.snapshots"))).rglob("*.json")):
+    for path in sorted(Path(str(resources.files("elicit_conformance.snapshots"))).rglob("*.jsonl")):
         tool = None
-        for entry in json.loads(path.read_text()):
+        for entry in map(json.loads, path.read_text().splitlines()):
             message = entry["message"]
             if message.get("method") == "tools/call":
                 tool = message["params"]["name"]

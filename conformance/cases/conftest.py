@@ -46,6 +46,7 @@ def target(pytestconfig: pytest.Config) -> Target:
 @pytest.fixture
 def case(request: pytest.FixtureRequest, target: Target) -> Iterator[Case]:
     run = grading.current(request.config)
-    case = Case(target, run.case_id(), golden=run.golden, timeout=run.timeout)
+    case = Case(target, run.case_id(), timeout=run.timeout)
+    case.pinned = request.node.get_closest_marker("transcript_varies") is None
     request.node.stash[grading.CASE] = case
     yield case

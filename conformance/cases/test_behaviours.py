@@ -14,7 +14,7 @@ import pytest
 
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.checks import listing, rounds_said, schema_gaps, titled
+from elicit_conformance.checks import LISTING_VARIES, listing, rounds_said, schema_gaps, titled
 from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
@@ -34,9 +34,10 @@ ELICITED = {
 
 
 @pytest.mark.checks("SCH-1", "SCH-2")
+@pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
 async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
-    case: Case, snapshot: Any, era: str
+    case: Case, era: str
 ) -> None:
     """`tools/list`: no elicited parameter of book_destination, book_trip, book_airport,
     book_seat (and its Python spellings) or book_from is in its tool's `inputSchema`
@@ -76,6 +77,7 @@ GENERATED = sorted(s.tool for s in load().scenarios.values() if s.family == "GEN
 
 
 @pytest.mark.checks("GEN-1")
+@pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
 async def test_gen_1_generated_tools_list_only_what_the_model_supplies(case: Case, era: str) -> None:
     """`tools/list`: each tool of a GEN-1 scenario (`space_decorator`, ...) is listed
@@ -97,6 +99,7 @@ DESCRIBED = {name: tool.description for name, tool in load().tools.items() if to
 
 
 @pytest.mark.checks("SCH-3")
+@pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
 async def test_sch_3_hiding_parameters_keeps_the_tool_description(case: Case, era: str) -> None:
     """`tools/list`: a tool whose entry above gives a description is listed with
@@ -115,7 +118,7 @@ async def test_sch_3_hiding_parameters_keeps_the_tool_description(case: Case, er
 @pytest.mark.checks("BAT-2")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snapshot: Any, era: str) -> None:
+async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, era: str) -> None:
     """Scenario BAT-3 on 2026-07-28, asking `body_runs` after every round: the count
     is 0 while any question is open, and 1 once the call completed."""
     scenario = case.scenario("BAT-3")
@@ -133,13 +136,12 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, snap
           if seen else "the call completed without asking, so the body ran before any answer")
     runs = await case.body_runs(ref)
     check("BAT-2", runs == 1, f"the body ran {runs} time(s) for one completed call")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ORD-2", "ORD-6")
 @async_case
 async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
-    case: Case, snapshot: Any, era: str
+    case: Case, era: str
 ) -> None:
     """Scenario ORD-1: the messages asked are 'Where would you like to fly?', then,
     after the answer 'Paris', 'Which airport in Paris?'; the call returns 'Paris/CDG'."""
@@ -149,14 +151,13 @@ async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
           f"the server asked {messages}; after 'Paris' the second question reads 'Which airport in Paris?'")
     check("ORD-6", run.text == "Paris/CDG",
           f"the call returned {brief(run.text)}; the round-1 answer 'Paris' must reach the result 'Paris/CDG'")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("DIG-4", "ORD-6")
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_credited(
-    case: Case, snapshot: Any, era: str,
+    case: Case, era: str,
 ) -> None:
     """Round 2 re-sends round 1's key with another value and adds a key never
     asked: neither may change what the call ends with."""
@@ -174,13 +175,12 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
     check("DIG-4", run.text == "Paris/CDG",
           f"the call returned {brief(run.text)}; answers re-sent or under keys never asked must not change "
           "'Paris/CDG'")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("RES-3", "BAT-3")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: Any, era: str) -> None:
+async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, era: str) -> None:
     """book_profile for a fresh traveller on 2026-07-28: round 1 asks 'date' and
     'airport'; before the retry the client calls save_home_airport(traveller, LHR),
     then answers 2026-08-01 and CDG. The call returns
@@ -203,13 +203,12 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, snapshot: 
     check("RES-3", run.text == f"{traveller} from LHR on 2026-08-01",
           f"the call returned {brief(run.text)}; the home airport LHR saved before the retry must win "
           "over the echoed answer CDG")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("DIG-1", "DIG-2")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, snapshot: Any, era: str) -> None:
+async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, era: str) -> None:
     """book_reworded on 2026-07-28, answered Paris then CDG. With its wording
     unchanged it takes two rounds and returns 'Booked a flight to Paris/CDG'
     (DIG-2). Then new copy is deployed mid-call with set_copy(ref, 'Where are you
@@ -252,13 +251,12 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
                   f"(rounds {messages}; the call returned {brief(run.text)}): the old answer was credited")
             check("DIG-1", run.text.startswith("Booked a flight to Oslo/"),
                   f"reworded {when} and answered 'Oslo', the call returned {brief(run.text)}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("DIG-5")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, snapshot: Any, era: str) -> None:
+async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, era: str) -> None:
     """book_from(destination=Paris) asks one question, 'Which airport in Paris?'.
     The client retries as book_from(destination=Rome) with the answer CDG under that
     key and the round's requestState. Conforming: a JSON-RPC error, an error result
@@ -276,18 +274,17 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, s
                 **state_of(first),
             )
         except RpcError:
-            return case.assert_snapshot(snapshot)  # stale state rejected: conforming
+            return  # stale state rejected: conforming
     if retry.get("isError"):  # rejected as a tool error: conforming too, unless CDG got through
         text = result_text(retry)
         check("DIG-5", "CDG" not in text, f"the answer for Paris was credited to Rome: {brief(text)}")
-        return case.assert_snapshot(snapshot)
+        return
     check("DIG-5", retry.get("resultType") == "input_required",
           f"retried as book_from(Rome) with the answer CDG given for Paris, the call ended {brief(retry)}: "
           "the answer for Paris was credited to Rome")
     messages = [request_message(r) for r in input_requests(retry).values()]
     check("DIG-5", messages == ["Which airport in Rome?"],
           f"retried for Rome, the server asked {messages}; it asks 'Which airport in Rome?' afresh")
-    case.assert_snapshot(snapshot)
 
 
 #: How often to look for the gated resolver before concluding it never started.
@@ -295,6 +292,7 @@ GATE_POLLS = 1000
 
 
 @pytest.mark.checks("RES-6")
+@pytest.mark.transcript_varies("the gate is looked at as often as timing needs")
 @async_case
 async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: Case, era: str) -> None:
     """While a sync resolver holds its thread, a second request on the same
@@ -302,7 +300,7 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
     server that runs the resolver on its event loop answers nothing until the
     resolver gives up. The client calls book_when_released(ref), polls
     gate_state(ref) until it reads 'waiting', then calls release(ref); the call
-    returns 'Gate: released'. (No snapshot: the number of looks varies.)"""
+    returns 'Gate: released'."""
     ref = f"{case.run_id}-res-6-{era}"
     held: dict[str, Any] = {}
     async with case.peer(era) as peer:
@@ -347,7 +345,7 @@ def _value_of(row: str, schema: dict[str, Any], message: str) -> dict[str, Any]:
 
 @pytest.mark.checks("TYP-1")
 @async_case
-async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, era: str) -> None:
     """Scenario TYP-1: 'Who is travelling?', 'How many seats?', 'What is your
     budget?' and 'Add travel insurance?' each request an object whose one property,
     `value`, is a string, integer, number and boolean respectively."""
@@ -358,12 +356,11 @@ async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, snapshot: 
         value = _value_of("TYP-1", _asked("TYP-1", schemas, message, run), message)
         check("TYP-1", value.get("type") == json_type,
               f"{message!r} requested a value of {brief(value)}; its type is {json_type!r}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-2")
 @async_case
-async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, era: str) -> None:
     """Scenario TYP-2: 'Which airport?' requests an object with the one field
     `code`; 'Which cabin?' a `value` with enum ['economy', 'business'] in that order;
     'Which meal?' a `value` with enum of 'vegetarian' and 'standard'; 'Who is
@@ -382,19 +379,17 @@ async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, sn
     who = _asked("TYP-2", schemas, "Who is travelling?", run)
     check("TYP-2", set(as_object(who.get("properties"))) == {"first", "last"},
           f"the model question 'Who is travelling?' requested {brief(who)}; its fields are 'first' and 'last'")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-3")
 @async_case
-async def test_typ_3_field_constraints_reach_the_schema(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_3_field_constraints_reach_the_schema(case: Case, era: str) -> None:
     """Scenario TYP-3: 'How many seats?' requests a `value` with `exclusiveMinimum: 0`
     or `minimum: 1`."""
     run = await case.run("TYP-3", era)
     seats = _value_of("TYP-3", _asked("TYP-3", _schemas(run), "How many seats?", run), "How many seats?")
     check("TYP-3", seats.get("exclusiveMinimum") == 0 or seats.get("minimum") == 1,
           f"Field(gt=0) did not reach the schema: 'How many seats?' requested {brief(seats)}")
-    case.assert_snapshot(snapshot)
 
 
 #: Bounds the form-mode schema has no word for: its NumberSchema states `minimum` and
@@ -429,6 +424,7 @@ LISTINGS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": 
 
 
 @pytest.mark.checks("ERA-8")
+@pytest.mark.transcript_varies(LISTING_VARIES)
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
@@ -453,7 +449,7 @@ async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
 
 @pytest.mark.checks("TYP-6")
 @async_case
-async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, era: str) -> None:
     """Scenario TYP-6 completes, and each question of book_luggage requests a
     `value` carrying every bound of its schema above that the form-mode schema can
     state (`minimum`, `maximum`, `enum`) and its declared `title` and
@@ -468,12 +464,11 @@ async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, 
         wanted.update({k: v for k, v in declared.items() if v is not None})
         lost = {k: v for k, v in wanted.items() if value.get(k) != v}
         check("TYP-6", not lost, f"{param}: the requested schema {brief(value)} lost {lost} of its declaration")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-7")
 @async_case
-async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, era: str) -> None:
     """Scenario TYP-7 completes; the cabin question's `value` lists its choices as
     `oneOf` (or `anyOf`) of `const`/`title` pairs, exactly those above, and the
     extras question's `value` is an array whose items are the listed choices
@@ -490,12 +485,11 @@ async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, 
     extras = _asked("TYP-7", schemas, message, run)
     check("TYP-7", not schema_gaps(extras, questions["extras"]),
           f"the multiple choice is not an array of the listed items: {message!r} requested {brief(extras)}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("TYP-8")
 @async_case
-async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, snapshot: Any, era: str) -> None:
+async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, era: str) -> None:
     """Scenario TYP-8 completes (its rounds and result are the scenario case), and
     each question of book_described, whose every parameter also carries a Field
     description or title, requests the schema of its type as the catalog gives it:
@@ -509,13 +503,12 @@ async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, snap
         gaps = schema_gaps(asked, question)
         check("TYP-8", not gaps, f"{param}: with Field metadata beside the marker, the requested schema "
               f"{brief(asked)} no longer states {'; '.join(gaps)}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-1", "ERA-4")
 @async_case
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
-    case: Case, snapshot: Any, era: str
+    case: Case, era: str
 ) -> None:
     """Scenario ORD-4 returns 'Booked Paris on 2026-08-01' on 2026-07-28 (ERA-1) and
     on 2025-11-25 (ERA-4)."""
@@ -525,13 +518,12 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
     check("ERA-1", run.text == "Booked Paris on 2026-08-01",
           f"the declared tool returned {brief(run.text)} on {era}; on either era it returns "
           "'Booked Paris on 2026-08-01'")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-2", "ERA-2/clear")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snapshot: Any, era: str) -> None:
+async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, era: str) -> None:
     """ask_imperatively on 2026-07-28 fails (a JSON-RPC error or an error result);
     SHOULD: its text names the era ('2026-07-28' or 'modern')."""
     async with case.peer(era) as peer:
@@ -543,13 +535,12 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, snaps
     check("ERA-2", bool(result.get("isError")), f"ctx.elicit() on a modern connection did not fail: {brief(result)}")
     should("ERA-2/clear", "2026-07-28" in text or "modern" in text.lower(),
            f"the error does not name the era: {brief(text)}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-2")
 @pytest.mark.revisions(HANDSHAKE)
 @async_case
-async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, snapshot: Any, era: str) -> None:
+async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, era: str) -> None:
     """ask_imperatively on 2025-11-25 asks 'Where would you like to fly?' with
     `elicitation/create`; answered 'Paris', it returns 'Booked a flight to Paris'."""
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
@@ -557,12 +548,11 @@ async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, sn
         run = await drive(peer, "ask_imperatively", {}, script)
     check("ERA-2", run.text == "Booked a flight to Paris" and not run.failed,
           f"ctx.elicit() on {era}, answered 'Paris', ended {brief(run.text)}; it returns 'Booked a flight to Paris'")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-3", "ERA-3/clear")
 @async_case
-async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any, era: str) -> None:
+async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, era: str) -> None:
     """guard_by_hand, answered 'Paris': on 2026-07-28 it returns 'Booked a flight to
     Paris'. On 2025-11-25 it either does the same after asking 'destination' once
     with `elicitation/create`, or fails; SHOULD: that error names an era
@@ -582,7 +572,6 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
         if run.failed:
             should("ERA-3/clear", "2026-07-28" in run.text or "2025-11-25" in run.text,
                    f"the error does not name the era: {brief(run.text)}")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-5")
@@ -590,7 +579,7 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, snapshot: Any
 @pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
 async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang(
-    case: Case, snapshot: Any, declared: str, era: str,
+    case: Case, declared: str, era: str,
 ) -> None:
     """book_destination on 2025-11-25 from a client that declared no elicitation
     capability, or only `{"url": {}}`: no `elicitation/create` is sent, the call fails
@@ -603,7 +592,6 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
           f"the call must fail clearly, but returned {brief(result)}")
     runs = await case.body_runs(ref)
     check("ERA-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("ERA-7", "ERA-7/clear", "ERA-7/http")
@@ -611,7 +599,7 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
 @pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
 async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
-    case: Case, snapshot: Any, declared: str, era: str,
+    case: Case, declared: str, era: str,
 ) -> None:
     """book_destination on 2026-07-28 from a client that declared no elicitation
     capability, or only `{"url": {}}`, in its request `_meta`: the answer holds no
@@ -634,7 +622,6 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     if case.target.kind == "url" and error is not None and error.get("code") == -32021:
         check("ERA-7/http", status is not None and status.code == 400,
               f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")
-    case.assert_snapshot(snapshot)
 
 
 def _forgeries(state: str) -> dict[str, str]:
@@ -647,7 +634,7 @@ def _forgeries(state: str) -> dict[str, str]:
 @pytest.mark.parametrize("kind", ["flipped", "truncated", "forged", "empty"])
 @async_case
 async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
-    case: Case, snapshot: Any, kind: str, era: str,
+    case: Case, kind: str, era: str,
 ) -> None:
     """Scenario BAT-1 on 2026-07-28 with the retry's requestState flipped (one
     character changed near its end), truncated to half, forged ('v1.AAAAAAAA') or
@@ -666,14 +653,13 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
         check("SEC-1", run.failed, f"a {kind} request_state was accepted: the call returned {brief(run.text)}")
     runs = await case.body_runs(scenario.arguments["ref"])
     check("SEC-1", runs == 0, f"the body ran {runs} time(s) on a {kind} request_state")
-    case.assert_snapshot(snapshot)
 
 
 @pytest.mark.checks("SEC-2")
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
-    case: Case, snapshot: Any, era: str,
+    case: Case, era: str,
 ) -> None:
     """book_destination(ref) asks one question; its answer 'Paris' and requestState
     are replayed on book_destination(another ref) and on book_trip(ref): each is
@@ -696,7 +682,6 @@ async def test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected(
     for replayed in (ref, f"{ref}-other"):
         runs = await case.body_runs(replayed)
         check("SEC-2", runs == 0, f"the body of book_destination({replayed}) ran {runs} time(s) on replayed state")
-    case.assert_snapshot(snapshot)
 
 
 MALFORMED = {
@@ -713,7 +698,7 @@ MALFORMED = {
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", list(MALFORMED))
 @async_case
-async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot: Any, kind: str, era: str) -> None:
+async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, kind: str, era: str) -> None:
     """book_destination on 2026-07-28, its one answer replaced by a sampling result,
     a list instead of a string, an accept without content, the action 'maybe', a
     200,000-character string, or a bare string: the body does not run and the call
@@ -721,6 +706,7 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
     with the whole string, once."""
     scenario = case.scenario("BAT-1")
     ref = scenario.arguments["ref"] + f"-{kind}"
+    case.pinned = kind != "huge"  # a golden file of 400 KB, to say one string came back whole
 
     async def garble(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         keys = list(params["inputResponses"]) or ["destination"]
@@ -738,5 +724,3 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, snapshot
         # Round 1 is the question; a second round is the question asked again.
         check("SEC-3", run.failed or len(run.rounds) > 1,
               f"a {kind} reply completed the call {brief(run.text)}; it must fail clearly or be asked again")
-    if kind != "huge":
-        case.assert_snapshot(snapshot)

@@ -4,8 +4,8 @@ A target that advertises `io.modelcontextprotocol/tasks` in `server/discover`
 runs the catalog's "task" tools as tasks when the client opts in; every case
 here is NOT TESTABLE on any other target. Questions arrive inside `tasks/get`,
 answers go back by `tasks/update`, and the outcome must be the foreground's.
-The transcripts are not golden: how often a client polls before a task moves
-on depends on timing, not on behaviour.
+The transcripts have no golden files: how often a client polls before a task
+moves on depends on timing, not on behaviour.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ CATALOG = load()
 TASKED = [sid for sid, s in CATALOG.scenarios.items() if CATALOG.tools[s.tool].task]
 #: A task is still running or waiting; anything else has ended.
 OPEN = ("working", "input_required")
+
+#: How often a client polls before a task moves on depends on timing.
+pytestmark = pytest.mark.transcript_varies("tasks/get is polled as often as timing needs")
 
 
 def _first_answer_is_a_task(run: TaskRun, tool: str) -> None:

@@ -17,6 +17,7 @@ import pytest
 from elicit_conformance import wire_schema
 from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import load
+from elicit_conformance.checks import LISTING_VARIES
 from elicit_conformance.verdict import check
 from elicit_conformance.wire import MODERN, NO_FORM, RpcError, missing_tools
 
@@ -28,6 +29,7 @@ LISTINGS = ("tools/list", "prompts/list", "resources/list", "resources/templates
 
 
 @pytest.mark.checks("WIR-1", "WIR-2")
+@pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
 async def test_wir_1_wir_2_every_message_keeps_to_the_schema(case: Case, era: str) -> None:
     """The four listings, the scenarios BAT-3, TYP-2, TYP-6, TYP-9, OPT-3 and TYP-4
