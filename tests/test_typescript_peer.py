@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import SuiteRun
+from tests.suite import SuiteRun, golden_all_same, golden_files
 from tests.typescript import (
-    DOC, REVISIONS, TRANSPORTS, build, committed_table, http_log, run_both, verdict_table, wire_cases,
+    DOC, REVISIONS, TRANSPORTS, build, committed_table, golden, http_log, run_both, verdict_table, wire_cases,
 )
 
 
@@ -30,7 +30,8 @@ def peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(peer: Path) -> dict[str, SuiteRun]:
-    return run_both(peer / "dist", peer.parent / "runs")
+    """One run on each transport, writing its golden transcripts."""
+    return run_both(peer / "dist", peer.parent / "runs", "--snapshot-update")
 
 
 def test_the_suite_runs_against_it_on_both_transports_and_revisions_without_interop_errors(
@@ -95,3 +96,17 @@ def test_the_tools_the_peer_leaves_out_are_the_ones_the_doc_explains(runs: dict[
     for tool in missing:
         explained = f"`{tool}`" in why or (tool.startswith("space_mismatch_") and "`space_mismatch_*`" in why)
         assert explained, f"docs/typescript-sdk.md does not say why the peer has no {tool}"
+
+
+def test_a_second_run_keeps_byte_identical_golden_transcripts_on_each_transport(
+    runs: dict[str, SuiteRun], peer: Path,
+) -> None:
+    """Normalization holds for a server nobody here wrote: a second run on each
+    transport, compared with the first one's files, finds every transcript the same;
+    and HTTP and stdio wrote the same files, the protocol being the same on both."""
+    first = peer.parent / "runs"
+    second = run_both(peer / "dist", peer.parent / "again", snapshots=first)
+    for transport, result in second.items():
+        assert golden_all_same(result.output), f"{transport}:\n{result.output[-4000:]}"
+    http, stdio = (golden_files(golden(first, t)) for t in TRANSPORTS)
+    assert http and http == stdio, sorted(k for k in http.keys() | stdio.keys() if http.get(k) != stdio.get(k))[:5]

@@ -7,6 +7,8 @@ the venv's `pytest` launcher, from a folder that is not this repository.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import ROOT, child_environment
+from tests.suite import ROOT, child_environment, golden_all_same
 from tests.typescript import build, http_server
 
 #: The oldest pytest the package declares, installed beside the wheel.
@@ -32,14 +34,14 @@ from collections import Counter
 from typing import Annotated
 
 from mcp.server.mcpserver import Elicit, MCPServer, Resolve
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 app = MCPServer("tiny")
 runs: Counter[str] = Counter()
 
 
 class Text(BaseModel):
-    value: str
+    value: str = Field(description="The city you fly to")
 
 
 def ask_destination() -> Elicit[Text]:
@@ -100,6 +102,14 @@ class Venv:
         )
 
 
+    def script(self, cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """docs/ci/conformance.sh, with this venv's python first on PATH."""
+        environment = {k: v for k, v in child_environment(env).items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
+        environment["PATH"] = f"{self.bin}{os.pathsep}{environment.get('PATH', '')}"
+        return subprocess.run(["bash", str(ROOT / "docs" / "ci" / "conformance.sh"), *args],
+                              cwd=cwd, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+
+
 def _run(*command: str | Path, cwd: Path | None = None) -> str:
     done = subprocess.run(
         [str(c) for c in command], cwd=cwd, capture_output=True, text=True, timeout=SETUP_TIMEOUT
@@ -153,7 +163,7 @@ def test_suite_passes_against_the_bundled_reference_from_an_empty_folder(venv: V
     result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "elicit-conformance target: elicit_conformance.reference.app:app (from default)" in result.stdout
-    assert "snapshots passed" in result.stdout, "the golden transcripts were not compared"
+    assert golden_all_same(result.stdout), "the golden transcripts were not compared, or differ"
     headline = re.search(r"^elicit-conformance against \S+: (.*)$", result.stdout, re.M)
     # Installed as the README says (no tasks extra), the reference offers no tasks:
     # only the TASK cases, and every one of them, read "not implemented".
@@ -186,6 +196,43 @@ def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Pa
     again = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
                         "--conformance-baseline=baseline.txt", "-W", "error")
     assert again.returncode == 0, again.stdout[-4000:]
+
+
+def test_a_server_keeps_its_own_golden_transcripts_with_the_ci_script(venv: Venv, tmp_path: Path) -> None:
+    """A framework author's project (the small server above) pins its own wire behaviour:
+    --snapshot-update writes its golden transcripts, an unchanged run is clean, and a
+    question reworded where the catalog does not fix the words (its description) fails
+    the run as a behaviour change, shown as a short diff, with every verdict unchanged.
+    Runs through docs/ci/conformance.sh, as the GitHub Actions example does."""
+    (tmp_path / "tiny.py").write_text(TINY_SERVER)
+    first = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
+                        "--conformance-write-baseline=baseline.txt", "--conformance-snapshots=golden",
+                        "--snapshot-update")
+    written = sorted((tmp_path / "golden").rglob("*.jsonl"))
+    assert written and "written" in first.stdout, first.stdout[-3000:]
+    env = {"ELICIT_BASELINE": "baseline.txt", "ELICIT_SNAPSHOTS": "golden"}
+
+    main = venv.script(tmp_path, "report-main", "--server=tiny:app", env=env)
+    assert main.returncode == 0, main.stdout[-4000:]
+    assert golden_all_same(main.stdout), main.stdout[-2000:]
+
+    tiny = (tmp_path / "tiny.py").read_text()
+    (tmp_path / "tiny.py").write_text(tiny.replace("The city you fly to", "Where the flight lands"))
+    branch = venv.script(tmp_path, "report-pr", "--server=tiny:app", env={**env, "ELICIT_BASE_REPORT": "report-main"})
+    assert branch.returncode == 1, branch.stdout[-4000:]
+    verdicts = {k: {c["test_id"]: c["status"] for c in json.loads((tmp_path / k / "index.json").read_text())["cases"]}
+                for k in ("report-main", "report-pr")}
+    assert verdicts["report-main"] == verdicts["report-pr"]
+    changed = [c for c in json.loads((tmp_path / "report-pr" / "index.json").read_text())["cases"]
+               if c["golden_found"] == "changed"]
+    assert changed, branch.stdout[-3000:]
+    for case in changed:
+        diff = case["golden_diff"].splitlines()
+        assert len(diff) <= 12 and any("Where the flight lands" in line for line in diff if line[:1] == "+"), diff
+    assert f"CHANGED: {changed[0]['test_id']}" in branch.stdout
+    assert "Where the flight lands" in (tmp_path / "report-pr" / "changes.md").read_text()
+    compared = (tmp_path / "report-pr" / "compare.md").read_text()
+    assert "0 verdict(s) changed, 0 worse;" in compared and f"{len(changed)} transcript(s) changed" in compared
 
 
 def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, tmp_path: Path) -> None:

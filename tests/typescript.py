@@ -81,15 +81,24 @@ def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         process.wait(timeout=10)
 
 
-def run_both(dist: Path, directory: Path) -> dict[str, SuiteRun]:
-    """The whole suite against the peer over HTTP and over stdio."""
+def run_both(dist: Path, directory: Path, *options: str, snapshots: Path | None = None) -> dict[str, SuiteRun]:
+    """The whole suite against the peer over HTTP and over stdio; each transport's
+    golden transcripts in `golden(snapshots or directory, transport)`, written when
+    `options` hold --snapshot-update, else compared."""
     runs: dict[str, SuiteRun] = {}
+    root = snapshots or directory
     with http_server(dist) as (url, process):
-        runs["HTTP"] = run(directory / "http", f"--server={url}")
+        runs["HTTP"] = run(directory / "http", f"--server={url}",
+                           f"--conformance-snapshots={golden(root, 'HTTP')}", *options)
         if process.poll() is not None:
             raise RuntimeError(f"the HTTP server exited during the run: {http_log(dist).read_text()[-2000:]}")
-    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}")
+    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}",
+                        f"--conformance-snapshots={golden(root, 'stdio')}", *options)
     return runs
+
+
+def golden(directory: Path, transport: str) -> Path:
+    return directory / f"golden-{transport}"
 
 
 def _row(test_id: str) -> str:
@@ -133,7 +142,7 @@ def committed_table(doc: str) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         dist = build(Path(scratch) / "peer")
-        table = verdict_table(run_both(dist, Path(scratch) / "runs"))
+        table = verdict_table(run_both(dist, Path(scratch) / "runs", "--snapshot-update"))
     head, rest = DOC.read_text().split(START, 1)
     DOC.write_text(head + START + table + END + rest.split(END, 1)[1])
     sys.stdout.write(table)
