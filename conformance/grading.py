@@ -478,6 +478,9 @@ class ConformanceRun:
             terminalreporter.line(f"  FAILED: {problem}", red=True)
         if self.golden is not None:
             self._golden_summary(terminalreporter)
+        elif terminalreporter.config.getoption("update_snapshots", default=False):
+            terminalreporter.line("  --snapshot-update wrote nothing: this target has no golden transcripts yet; "
+                                  "name their directory with --conformance-snapshots=DIR", red=True)
         if self.report_dir is not None:
             terminalreporter.line(f"  report: {self.report_dir / 'summary.md'}")
         if self.write_baseline is not None:

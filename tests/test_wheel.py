@@ -203,14 +203,17 @@ def test_a_server_keeps_its_own_golden_transcripts_with_the_ci_script(venv: Venv
     --snapshot-update writes its golden transcripts, an unchanged run is clean, and a
     question reworded where the catalog does not fix the words (its description) fails
     the run as a behaviour change, shown as a short diff, with every verdict unchanged.
-    Runs through docs/ci/conformance.sh, as the GitHub Actions example does."""
+    Runs through docs/ci/conformance.sh, as the GitHub Actions example does, the
+    directory named by the project's pytest.ini (`elicit_snapshots`)."""
     (tmp_path / "tiny.py").write_text(TINY_SERVER)
     first = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "--server=tiny:app",
                         "--conformance-write-baseline=baseline.txt", "--conformance-snapshots=golden",
                         "--snapshot-update")
     written = sorted((tmp_path / "golden").rglob("*.jsonl"))
     assert written and "written" in first.stdout, first.stdout[-3000:]
-    env = {"ELICIT_BASELINE": "baseline.txt", "ELICIT_SNAPSHOTS": "golden"}
+    # From here on the project's own ini names the directory, as a framework's repository would.
+    (tmp_path / "pytest.ini").write_text("[pytest]\nelicit_snapshots = golden\n")
+    env = {"ELICIT_BASELINE": "baseline.txt"}
 
     main = venv.script(tmp_path, "report-main", "--server=tiny:app", env=env)
     assert main.returncode == 0, main.stdout[-4000:]
