@@ -499,9 +499,14 @@ class ConformanceRun:
                                   red=True)
             for line in o.golden_diff.splitlines():
                 terminalreporter.line(f"    {line}", red=line.startswith("-"), green=line.startswith("+"))
-        for o in sorted(report.golden(Found.MISSING), key=lambda o: o.test_id):
+        missing = sorted(report.golden(Found.MISSING), key=lambda o: o.test_id)
+        for o in missing[:5]:
             terminalreporter.line(f"  NO GOLDEN TRANSCRIPT: {o.test_id}: {o.golden} does not exist; "
                                   "write it with --snapshot-update", red=True)
+        if len(missing) > 5:
+            where = self.report_dir / "changes.md" if self.report_dir else "changes.md of --conformance-report=DIR"
+            terminalreporter.line(f"  ... and {len(missing) - 5} more cases with no golden transcript ({where} "
+                                  "lists them all)", red=True)
         if report.unused_golden and not report.unused_removed:
             terminalreporter.line(f"  UNUSED: {len(report.unused_golden)} golden transcript(s) belong to no case that "
                                   "keeps one (renamed, removed, or marked transcript_varies) "
