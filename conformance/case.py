@@ -154,6 +154,7 @@ class Case:
         """The transcript as its golden file and the report hold it."""
         return normalize(self.transcript, {self.run_id: "<run>"})
 
+
 def no_tasks_extension() -> NotOffered:
     return NotOffered(
         f"the target does not offer the tasks extension ({TASKS} is not among the extensions "

@@ -486,7 +486,6 @@ class ConformanceRun:
         if self.write_baseline is not None:
             terminalreporter.line(f"  baseline written: {self.write_baseline}")
 
-
     def _golden_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """What changed on the wire, apart from the verdicts: each change as a diff."""
         assert self.golden is not None

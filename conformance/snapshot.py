@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -108,14 +109,20 @@ def diff(old: str, new: str, name: str) -> str:
 
 
 def _clipped(lines: list[str]) -> list[str]:
-    """Each removed message paired with the added one that replaces it, both shown
-    from a little before the first character where they differ."""
-    removed = [i for i, line in enumerate(lines) if line.startswith("-") and not line.startswith("---")]
-    added = [i for i, line in enumerate(lines) if line.startswith("+") and not line.startswith("+++")]
-    start = {i: 0 for i in range(len(lines))}
-    for old, new in zip(removed, added):
-        same = _common_prefix(lines[old][1:], lines[new][1:])
-        start[old] = start[new] = max(0, same - SHOWN // 3)
+    """Each removed message paired with the added one that replaces it (the n-th of a
+    run of removals with the n-th of the additions that follow it), both shown from a
+    little before the first character where they differ."""
+    start = [0] * len(lines)
+    removed: list[int] = []
+    for i, line in enumerate(lines):
+        if line.startswith(("---", "+++", "@@", " ")):
+            removed = []
+        elif line.startswith("-"):
+            removed.append(i)
+        elif removed:  # an addition right after removals: their pair
+            old = removed.pop(0)
+            same = len(os.path.commonprefix((lines[old][1:], line[1:])))
+            start[old] = start[i] = max(0, same - SHOWN // 3)
     out = []
     for i, line in enumerate(lines):
         if line.startswith(("---", "+++", "@@")):
@@ -125,12 +132,3 @@ def _clipped(lines: list[str]) -> list[str]:
         cut = body[start[i]:start[i] + SHOWN]
         out.append(f"{sign}{'…' if start[i] else ''}{cut}{'…' if start[i] + SHOWN < len(body) else ''}")
     return out
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
