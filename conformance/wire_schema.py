@@ -30,7 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import brief
 
-__all__ = ["FORMS", "form_problem", "problems", "result_type_problem"]
+__all__ = ["FORMS", "form_problem", "problems", "result_type_problem", "result_type_problems"]
 
 _PACKAGES = {MODERN: v2026}
 #: Every revision before 2026-07-28 validates against the 2025-11-25 schema.
@@ -56,18 +56,31 @@ def _adapter(revision: str, name: str) -> TypeAdapter[Any]:
     return TypeAdapter(getattr(_package(revision), name))
 
 
-def problems(messages: list[tuple[str, dict[str, Any]]], revision: str) -> Iterator[str]:
-    """Each message the server sent in `messages` that the revision's schema refuses,
-    as a clause naming the message and what the schema refuses of it."""
-    asked: dict[Any, str] = {}  # request id -> method, the latest request of each id
+def _sent(messages: list[tuple[str, dict[str, Any]]]) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """Each JSON-RPC message the server sent, with the method of the client request it
+    answers (the latest of that id), None for a request or notification of its own."""
+    asked: dict[Any, str] = {}
     for direction, message in messages:
         if direction == "client->server":
             if "method" in message and "id" in message:
                 asked[message["id"]] = message["method"]
-            continue
-        if "exception" in message:
-            continue  # not JSON-RPC at all: the case that met it says so
-        yield from _problems_of(message, asked.get(message.get("id")), revision)
+        elif "exception" not in message:  # not JSON-RPC at all: the case that met it says so
+            yield message, asked.get(message.get("id"))
+
+
+def problems(messages: list[tuple[str, dict[str, Any]]], revision: str) -> Iterator[str]:
+    """Each message the server sent in `messages` that the revision's schema refuses,
+    as a clause naming the message and what the schema refuses of it."""
+    for message, answering in _sent(messages):
+        yield from _problems_of(message, answering, revision)
+
+
+def result_type_problems(messages: list[tuple[str, dict[str, Any]]]) -> Iterator[str]:
+    """Each 2026-07-28 result in `messages` whose `resultType` is wrong (WIR-2)."""
+    for message, answering in _sent(messages):
+        if answering is not None and isinstance(message.get("result"), dict):
+            if (problem := result_type_problem(answering, message["result"])) is not None:
+                yield problem
 
 
 def _problems_of(message: dict[str, Any], answering: str | None, revision: str) -> Iterator[str]:

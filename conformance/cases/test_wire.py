@@ -10,7 +10,6 @@ their own cases judge.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 
@@ -52,7 +51,7 @@ async def test_wir_1_wir_2_every_message_keeps_to_the_schema(case: Case, era: st
     await case.call(era, "book_destination", {"ref": f"{case.run_id}-wir"}, elicitation=NO_FORM["none"])
     messages = case.transcript.messages
     if era == MODERN:
-        wrong = _result_type_problems(messages)
+        wrong = list(wire_schema.result_type_problems(messages))
         check("WIR-2", not wrong, _said(wrong))
     refused = list(wire_schema.problems(messages, era))
     check("WIR-1", not refused, f"{len(refused)} message(s) the {era} schema refuses: {_said(refused)}")
@@ -65,14 +64,3 @@ def _said(problems: list[str], limit: int = 3) -> str:
     more = len(counted) - limit
     return "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 
-
-def _result_type_problems(messages: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    asked: dict[Any, str] = {}
-    found: list[str] = []
-    for direction, message in messages:
-        if direction == "client->server" and "method" in message and "id" in message:
-            asked[message["id"]] = message["method"]
-        elif direction == "server->client" and isinstance(message.get("result"), dict) and message.get("id") in asked:
-            if (problem := wire_schema.result_type_problem(asked[message["id"]], message["result"])) is not None:
-                found.append(problem)
-    return found
