@@ -25,11 +25,10 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.utilities.tasks import TaskConfig
 from mcp.shared.exceptions import MCPError
-from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, MissingRequiredClientCapabilityErrorData
 from pydantic import BaseModel, Field
 
 from elicit_conformance.reference.markers import Elicit
-from elicit_conformance.reference.serve import DeclarativeFastMCP
+from elicit_conformance.reference.serve import DeclarativeFastMCP, missing_capability
 
 class Name(BaseModel):
     name: str
@@ -184,7 +183,8 @@ def register(app: DeclarativeFastMCP) -> None:
         if capabilities is not None and capabilities.sampling is not None:
             wanted["greeting"] = _sample("Generate a greeting", 50)
         if not wanted:
-            raise _missing(mcp_types.ClientCapabilities(elicitation=mcp_types.ElicitationCapability()))
+            raise missing_capability(mcp_types.ClientCapabilities(elicitation=mcp_types.ElicitationCapability()),
+                                     "MissingRequiredClientCapabilityError")
         return _by_hand(ctx, wanted, "Answered")
 
     @app.tool
@@ -192,7 +192,8 @@ def register(app: DeclarativeFastMCP) -> None:
         """By hand: needs the client's sampling capability and says so with -32021 (official: server-stateless)."""
         capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.sampling is None:
-            raise _missing(mcp_types.ClientCapabilities(sampling=mcp_types.SamplingCapability()))
+            raise missing_capability(mcp_types.ClientCapabilities(sampling=mcp_types.SamplingCapability()),
+                                     "MissingRequiredClientCapabilityError")
         return "Success"
 
     @app.prompt
@@ -253,10 +254,3 @@ def register_tasks(app: DeclarativeFastMCP, task: Any) -> None:
     ) -> str:
         """Asks two questions in one round (official: tasks-mrtr-input)."""
         return f"{name.name} likes {colour.color}"
-
-
-def _missing(required: mcp_types.ClientCapabilities) -> MCPError:
-    """The protocol's missing-capability error (-32021), as serve.py raises it for elicitation."""
-    data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
-    return MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY, message="MissingRequiredClientCapabilityError",
-                    data=data.model_dump(by_alias=True, mode="json", exclude_none=True))

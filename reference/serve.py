@@ -176,9 +176,14 @@ def missing_form_elicitation(names: list[str]) -> MCPError:
     required = mcp_types.ClientCapabilities(
         elicitation=mcp_types.ElicitationCapability(form=mcp_types.FormElicitationCapability())
     )
+    return missing_capability(required, _cannot_ask(names))
+
+
+def missing_capability(required: mcp_types.ClientCapabilities, message: str) -> MCPError:
+    """JSON-RPC -32021, its data naming the capabilities the client must declare."""
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=_cannot_ask(names),
+        message=message,
         data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
             by_alias=True, mode="json", exclude_none=True
         ),
