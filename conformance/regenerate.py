@@ -21,22 +21,24 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
 
-def steps(peers: bool, scratch: Path) -> list[list[str]]:
-    found = [
-        [PYTHON, "-m", "elicit_conformance.space"],
-        [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.md"],
-        [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.json"],
-        [PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider", "--snapshot-update"],
-    ]
-    if peers:
-        report = scratch / "mcp-sdk"
-        found += [
-            [PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
-             "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}"],
-            [PYTHON, "-m", "elicit_conformance.regenerate", "--paste-mcp-sdk", str(report / "verdicts.md")],
-            [PYTHON, "-m", "tests.typescript"],
-        ]
-    return found
+#: Each a command you can run alone, from the checkout's root.
+STEPS = [
+    [PYTHON, "-m", "elicit_conformance.space"],
+    [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.md"],
+    [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.json"],
+    [PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider", "--snapshot-update"],
+]
+
+
+def run(step: list[str], *, judged: bool = True) -> bool:
+    """Run one step, printed first; False when it failed and `judged` (a peer's run
+    fails where the peer does: its table says so, that is no stop)."""
+    print("$", " ".join(["python", *step[1:]] if step[0] == PYTHON else step), flush=True)
+    done = subprocess.run(step, cwd=ROOT)
+    if done.returncode != 0 and judged:
+        print(f"stopped: that step exited {done.returncode}", file=sys.stderr)
+        return False
+    return True
 
 
 def paste_mcp_sdk(verdicts: Path) -> None:
@@ -53,22 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m elicit_conformance.regenerate",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers", action="store_true", help="also re-run both peers and rewrite their tables")
-    parser.add_argument("--paste-mcp-sdk", type=Path, metavar="VERDICTS_MD", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.paste_mcp_sdk is not None:
-        paste_mcp_sdk(args.paste_mcp_sdk)
-        return 0
     if not (ROOT / "fixtures" / "scenarios.json").exists():
         parser.error(f"{ROOT} is not a source checkout of elicit-conformance: regenerate runs in one")
-    with tempfile.TemporaryDirectory() as scratch:
-        for step in steps(args.peers, Path(scratch)):
-            print("$", " ".join(["python", *step[1:]] if step[0] == PYTHON else step), flush=True)
-            # The peer runs fail where the peers do: their tables say so, that is not a stop.
-            peer_run = any(a.startswith("--server=elicit_conformance.fixtures.peers") for a in step)
-            done = subprocess.run(step, cwd=ROOT)
-            if done.returncode != 0 and not peer_run:
-                print(f"stopped: that step exited {done.returncode}", file=sys.stderr)
-                return done.returncode
+    if not all(run(step) for step in STEPS):
+        return 1
+    if args.peers:
+        with tempfile.TemporaryDirectory() as scratch:
+            report = Path(scratch) / "mcp-sdk"
+            run([PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
+                 "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}"],
+                judged=False)
+            paste_mcp_sdk(report / "verdicts.md")
+        return 0 if run([PYTHON, "-m", "tests.typescript"]) else 1
     return 0
 
 
