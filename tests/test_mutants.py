@@ -12,6 +12,7 @@ not to fail them, on fewer examples; one that claims SEC rows gets the full
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import re
 from collections.abc import Iterator
@@ -51,14 +52,20 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Sui
         strict = ["--conformance-strict"] if mutant.strict else []
         runner = runners.get()
         try:
-            if mutant.serve == "http":
-                with LocalServer(mutant.asgi, log=tmp / f"{mutant.name}.uvicorn.log") as server:
-                    return mutant.name, runner.run(tmp / mutant.name, f"--server={server.url}", *strict,
-                                                   env={"ELICIT_FUZZ": _fuzz(mutant)})
-            return mutant.name, runner.run(tmp / mutant.name, f"--server={mutant.server}", *strict,
-                                           env={"ELICIT_FUZZ": _fuzz(mutant)})
+            with served(mutant) as target:
+                return mutant.name, runner.run(tmp / mutant.name, f"--server={target}", *strict,
+                                               env={"ELICIT_FUZZ": _fuzz(mutant)})
         finally:
             runners.put(runner)
+
+    @contextlib.contextmanager
+    def served(mutant: Mutant) -> Iterator[str]:
+        """What --server names: the module in-process, or the URL its `asgi` is served at."""
+        if mutant.serve != "http":
+            yield mutant.server
+            return
+        with LocalServer(mutant.asgi, log=tmp / f"{mutant.name}.uvicorn.log") as server:
+            yield server.url
 
     try:
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:

@@ -95,19 +95,17 @@ class Venv:
     bin: Path
 
     def pytest(self, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in child_environment().items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
-        return subprocess.run(
-            [str(self.bin / "pytest"), "-p", "no:cacheprovider", *args],
-            cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-        )
-
+        return self._run([str(self.bin / "pytest"), "-p", "no:cacheprovider", *args], cwd, {})
 
     def script(self, cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-        """docs/ci/conformance.sh, with this venv's python first on PATH."""
+        """docs/ci/conformance.sh, with this venv's python first on PATH (as `python`)."""
+        return self._run(["bash", str(ROOT / "docs" / "ci" / "conformance.sh"), *args], cwd,
+                         {**env, "PATH": f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}"})
+
+    def _run(self, command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """`command` with `env`, and nothing of the repository's own run (its PYTHONPATH, its target)."""
         environment = {k: v for k, v in child_environment(env).items() if k not in ("PYTHONPATH", "ELICIT_SERVER")}
-        environment["PATH"] = f"{self.bin}{os.pathsep}{environment.get('PATH', '')}"
-        return subprocess.run(["bash", str(ROOT / "docs" / "ci" / "conformance.sh"), *args],
-                              cwd=cwd, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
 
 def _run(*command: str | Path, cwd: Path | None = None) -> str:
