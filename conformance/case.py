@@ -166,7 +166,7 @@ def no_tasks_extension() -> NotOffered:
 
 
 def async_case(test: Callable[P, Awaitable[None]]) -> Callable[P, None]:
-    """Run an async case on an event loop of its own.
+    """Run an async case on an event loop of its own, with its target running.
 
     The cases must not depend on the user's async plugin or its mode (a
     pytest-asyncio in strict mode would not run them; a session-wide loop would
@@ -175,7 +175,13 @@ def async_case(test: Callable[P, Awaitable[None]]) -> Callable[P, None]:
 
     @functools.wraps(test)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:
-        anyio.run(functools.partial(test, *args, **kwargs))
+        case = next((value for value in (*args, *kwargs.values()) if isinstance(value, Case)), None)
+
+        async def running() -> None:
+            async with case.target.running() if case is not None else contextlib.nullcontext():
+                await test(*args, **kwargs)
+
+        anyio.run(running)
 
     return run
 

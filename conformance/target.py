@@ -10,6 +10,7 @@ Three kinds, one per way an MCP server is deployed:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -79,6 +80,16 @@ class Target:
         """The target's REG adapter (`registration()` beside the app), if it has one."""
         adapter = getattr(self.module, "registration", None)
         return adapter() if callable(adapter) else None
+
+    def running(self) -> AbstractAsyncContextManager[Any]:
+        """What keeps the server up for one case. A server process enters its lifespan
+        once; in-process, fastmcp's transport enters it for each connection instead,
+        starting and stopping the server's task worker every time. Held for the case
+        (fastmcp counts the entries), it runs once, as in a deployed process: a task
+        made on one connection is worked while another polls it, and a case costs
+        less. Any other target runs on its own."""
+        enter = getattr(self.server, "_lifespan_manager", None) if self.kind == "module" else None
+        return enter() if enter is not None else contextlib.nullcontext()
 
     def connect(
         self,

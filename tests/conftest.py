@@ -1,8 +1,10 @@
-"""Fixtures the repository's own tests share."""
+"""Fixtures and hooks the repository's own tests share."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.cost import Cost
 
 
 @pytest.fixture
@@ -14,15 +16,29 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ELICIT_FUZZ", "quick")
 
 
-#: The longest files, longest first. Under `-n 2 --dist loadfile` a worker takes a whole
-#: file at a time, in collection order: test_mutants.py (about 7 minutes on 2 cores)
-#: handed out halfway through kept one worker busy long after the other had finished.
-LONGEST = ("test_mutants.py", "test_misbehaving.py", "test_mcp_sdk_peer.py", "test_stateless.py",
-           "test_transports.py", "test_wheel.py", "test_typescript_peer.py")
+#: The files that run whole suites in child processes or start real components (a wheel
+#: in a fresh venv, node, HAProxy, Redis), longest first (the per-file table at the end
+#: of a run; budget in docs/benchmarks.md). They are marked `slow`: the inner loop,
+#: `pytest -m "not slow" -n 2`, leaves them to `.ci/run`. Under `-n 2 --dist loadfile` a
+#: worker takes a whole file at a time, in collection order, so the longest go first: one
+#: handed out halfway through would keep a worker busy long after the other had finished.
+SLOW = ("test_mutants.py", "test_wheel.py", "test_misbehaving.py", "test_mcp_sdk_peer.py", "test_transports.py",
+        "test_grading.py", "test_typescript_peer.py", "test_xdist.py", "test_stateless.py", "test_stdio.py",
+        "test_mutate.py", "test_contract_server.py", "test_no_false_failures.py", "test_compare.py",
+        "test_snapshots.py", "test_official_suite.py", "test_bench.py", "test_partial.py")
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
-        return LONGEST.index(item.path.name) if item.path.name in LONGEST else len(LONGEST)
+        return SLOW.index(item.path.name) if item.path.name in SLOW else len(SLOW)
 
+    for item in items:
+        if item.path.name in SLOW:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=rank)  # stable: each file's own order is kept
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered, not defined here: conftest hooks would see only the items under tests/.
+    config.pluginmanager.register(Cost(), "elicit-test-cost")

@@ -1,36 +1,51 @@
 """The suite's own verdict: every mutant in `fixtures/mutants/` is caught, each by
 exactly the cases it is meant to fail, and every MUST row kills some mutant.
 
-(That the reference fails no case is `tests/test_transports.py`.) Each mutant
-runs the whole suite in a child process, two at a time, forked from warm
-interpreters (`tests.suite.WarmRunner`); one marked `SERVE = "http"` against its
-`asgi`, served by uvicorn on 127.0.0.1. A mutant that claims
-no SEC row runs the generated attacks on their `quick` profile: it is checked
-not to fail them, on fewer examples; one that claims SEC rows gets the full
-`ci` profile it must fail.
+Not by a whole suite per mutant: the cases a mutant can change are those that
+call what it replaced (tests/footprint.py). So the reference's suite runs once
+with every case's footprint recorded (the generated attacks on both fuzz
+profiles), and each mutant runs only the cases whose footprint holds one of
+its originals; every other case runs on the mutant exactly as on the reference,
+which passes it. Where that cannot be claimed (the mutant replaces something
+called at import, or nothing through `patch()`), its whole suite runs. The
+claim itself is checked on every run: a sample of mutants also runs whole, and
+must give the same verdicts.
+
+Runs are children of warm interpreters (`tests.suite.WarmRunner`), two at a
+time; a mutant marked `SERVE = "http"` is judged at the URL its `asgi` is
+served on by uvicorn. A mutant that claims no SEC row runs the generated attacks
+on their `quick` profile: it is checked not to fail them, on fewer examples; one
+that claims SEC rows gets the full `ci` profile it must fail.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import queue
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+from elicit_conformance.fixtures.mutants import Mutant, catalogue
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import Table
-from elicit_conformance.fixtures.mutants import Mutant, catalogue
+from tests.footprint import RECORD, SELECT, SELECTION, Footprints
 from tests.suite import TASKS_SERVED, SuiteRun, WarmRunner
 
 #: The mutants this installation can import (the `task_*` ones need the tasks extra).
 MUTANTS = [m for m in catalogue() if m.runnable]
-#: Whether the reference here serves tasks: without it no TASK case can fail.
 #: Suites run at once: one per core of the 2-core machines CI runs on.
 WORKERS = 2
+#: How many mutants also run whole, to check that the cases left out were unchanged:
+#: those that leave out the most, where the claim carries the most weight.
+SAMPLE = 2
 _ENTRY = re.compile(r"^(?P<id>\*|[\w/-]+)(?:\[(?P<revision>[\d-]+)\])?$")
+FOOTPRINT = ("-p", "tests.footprint")
 
 
 def covers(entry: str, case: dict) -> bool:
@@ -40,36 +55,80 @@ def covers(entry: str, case: dict) -> bool:
     return (wanted_id == "*" or wanted_id in case["checks"]) and revision in (None, case["revision"])
 
 
-@pytest.fixture(scope="module")
-def verdicts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
-    tmp = tmp_path_factory.mktemp("mutants")
+@dataclass
+class Judged:
+    """A mutant's run: the cases it ran, and why it ran them all where it did."""
 
+    run: SuiteRun
+    #: Why every case ran, or None where only the cases reaching its replacements did.
+    whole: str | None
+    #: The cases that ran.
+    ran: list[str]
+
+
+@dataclass
+class Matrix:
+    reference: list[SuiteRun]
+    mutants: dict[str, Judged]
+    #: Mutants run whole as well, to check the claim.
+    checked: dict[str, SuiteRun]
+    collected: int
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
+    tmp = tmp_path_factory.mktemp("mutants")
     runners: queue.Queue[WarmRunner] = queue.Queue()
     for _ in range(WORKERS):
         runners.put(WarmRunner())
 
-    def judge(mutant: Mutant) -> tuple[str, SuiteRun]:
-        strict = ["--conformance-strict"] if mutant.strict else []
-        runner = runners.get()
+    @contextlib.contextmanager
+    def runner() -> Iterator[WarmRunner]:
+        taken = runners.get()
         try:
-            with served(mutant) as target:
-                return mutant.name, runner.run(tmp / mutant.name, f"--server={target}", *strict,
-                                               env={"ELICIT_FUZZ": _fuzz(mutant)})
+            yield taken
         finally:
-            runners.put(runner)
+            runners.put(taken)
+
+    # The reference, recorded: the whole suite, and the generated attacks on the other profile.
+    recordings = {"quick": tmp / "footprint-quick.json", "ci": tmp / "footprint-ci.json"}
+    united = tmp / "footprints.json"
+
+    def record(profile: str) -> SuiteRun:
+        only = [] if profile == "quick" else ["-k", "generated_attacks"]
+        with runner() as warm:
+            return warm.run(tmp / f"reference-{profile}", *FOOTPRINT, *only,
+                            env={"ELICIT_FUZZ": profile, RECORD: str(recordings[profile])})
+
+    def judge(mutant: Mutant, select: bool) -> tuple[str, Judged]:
+        strict = ["--conformance-strict"] if mutant.strict else []
+        directory = tmp / (mutant.name if select else f"{mutant.name}-whole")
+        env = {"ELICIT_FUZZ": _fuzz(mutant)}
+        if select:
+            env |= {SELECT: str(united), SELECTION: str(directory / "selection.json")}
+        with runner() as warm, served(mutant, directory) as target:
+            run = warm.run(directory, *FOOTPRINT, f"--server={target}", *strict, env=env)
+        selection = directory / "selection.json"
+        chosen = json.loads(selection.read_text()) if selection.exists() else {"whole": "not selected", "run": None}
+        return mutant.name, Judged(run, chosen["whole"], chosen["run"] or [c["nodeid"] for c in run.index["cases"]])
 
     @contextlib.contextmanager
-    def served(mutant: Mutant) -> Iterator[str]:
+    def served(mutant: Mutant, directory: Path) -> Iterator[str]:
         """What --server names: the module in-process, or the URL its `asgi` is served at."""
         if mutant.serve != "http":
             yield mutant.server
             return
-        with LocalServer(mutant.asgi, log=tmp / f"{mutant.name}.uvicorn.log") as server:
+        with LocalServer(mutant.asgi, log=directory.with_suffix(".uvicorn.log")) as server:
             yield server.url
 
     try:
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            yield dict(pool.map(judge, MUTANTS))
+            reference = list(pool.map(record, recordings))
+            Footprints.united(recordings.values()).save(united)
+            judged = dict(pool.map(lambda m: judge(m, True), MUTANTS))
+            narrowest = sorted((m for m in MUTANTS if judged[m.name].whole is None), key=lambda m: len(judged[m.name].ran))
+            checked = {name: result.run for name, result in pool.map(lambda m: judge(m, False), narrowest[:SAMPLE])}
+        yield Matrix(reference, judged, checked, len(reference[0].index["cases"]))
     finally:
         while not runners.empty():
             runners.get().close()
@@ -80,12 +139,19 @@ def _fuzz(mutant: Mutant) -> str:
     return "ci" if claims_sec else "quick"
 
 
+def test_the_reference_fails_no_case_while_recorded(matrix: Matrix) -> None:
+    for run in matrix.reference:
+        assert run.returncode == 0, run.output[-3000:]
+        assert set(run.judged().values()) == {"pass"}, run.index["totals"]
+
+
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
-def test_mutant_fails_exactly_the_cases_it_breaks(verdicts: dict[str, SuiteRun], mutant: Mutant) -> None:
-    result = verdicts[mutant.name]
+def test_mutant_fails_exactly_the_cases_it_breaks(matrix: Matrix, mutant: Mutant) -> None:
+    result = matrix.mutants[mutant.name].run
     assert result.index["cases"], f"{mutant.name}: no report\n{result.output[-3000:]}"
     # Without the tasks extra the reference offers no tasks: its TASK cases read "not implemented".
     # Over HTTP the REG cases are skipped: registration is not on the wire.
+    # The cases it did not run are the reference's passes (tests/footprint.py).
     failed = [case for case in result.index["cases"] if case["status"] not in ("pass", "not implemented", "skipped")]
     assert result.returncode == 1 and failed, f"{mutant.name} survived: {mutant.summary}"
     assert {case["status"] for case in failed} == {"fail"}, [(c["nodeid"], c["status"]) for c in failed]
@@ -94,6 +160,19 @@ def test_mutant_fails_exactly_the_cases_it_breaks(verdicts: dict[str, SuiteRun],
     unproven = [e for e in mutant.breaks if not any(covers(e, c) for c in failed)
                 and (TASKS_SERVED or not e.startswith("TASK-"))]
     assert not unproven, f"{mutant.name} is said to break {unproven}, but no such case failed"
+
+
+def test_the_cases_left_out_are_unchanged(matrix: Matrix) -> None:
+    """The claim that lets a mutant skip cases, checked: run whole, the sampled mutants
+    fail exactly what they failed on the cases reaching their replacements."""
+    assert len(matrix.checked) == SAMPLE, "no mutant ran on fewer than all cases: nothing was claimed"
+    for name, whole in matrix.checked.items():
+        selected = matrix.mutants[name]
+        assert len(selected.ran) < len(whole.index["cases"]), name
+        statuses = whole.statuses()
+        expected = {nodeid: "pass" for nodeid in statuses} | selected.run.statuses()
+        changed = {n: (expected[n], statuses[n]) for n in statuses if expected[n] != statuses[n]}
+        assert not changed, f"{name}: the whole suite differs from the selected run: {changed}"
 
 
 def test_every_must_row_kills_a_mutant() -> None:
@@ -105,12 +184,15 @@ def test_every_must_row_kills_a_mutant() -> None:
     assert families <= {row.split("-")[0] for row in named}
 
 
-def test_mutation_score(verdicts: dict[str, SuiteRun], capsys: pytest.CaptureFixture[str]) -> None:
-    killed = [name for name, result in verdicts.items() if result.returncode == 1]
+def test_mutation_score(matrix: Matrix, capsys: pytest.CaptureFixture[str]) -> None:
+    killed = [name for name, judged in matrix.mutants.items() if judged.run.returncode == 1]
     score = len(killed) / len(MUTANTS)
+    ran = sum(len(judged.ran) for judged in matrix.mutants.values())
+    whole = sum(judged.whole is not None for judged in matrix.mutants.values())
     with capsys.disabled():
-        print(f"\nmutation score: {len(killed)}/{len(MUTANTS)} mutants caught ({score:.0%})")
-    assert score == 1.0, sorted(set(verdicts) - set(killed))
+        print(f"\nmutation score: {len(killed)}/{len(MUTANTS)} mutants caught ({score:.0%}); "
+              f"{ran} case runs of {len(MUTANTS) * matrix.collected} ({whole} mutants whole)")
+    assert score == 1.0, sorted(set(matrix.mutants) - set(killed))
 
 
 def test_each_mutant_says_what_it_breaks() -> None:
