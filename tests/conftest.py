@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.cost import Cost
+from tests.suite import stop_warm
 
 
 @pytest.fixture
@@ -42,3 +43,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # Registered, not defined here: conftest hooks would see only the items under tests/.
     config.pluginmanager.register(Cost(), "elicit-test-cost")
+
+
+def pytest_sessionfinish() -> None:
+    stop_warm()

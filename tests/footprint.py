@@ -15,14 +15,21 @@ This plugin does both halves, in a child suite run (`-p tests.footprint`):
   (importing the server, the reachability check before the first case), are
   the *session's*: they can change every case.
 - `ELICIT_FOOTPRINT_SELECT=FILE` (recordings united by `Footprints.united`
-  and saved): against a mutant, run only the cases
-  whose footprint holds a code object the mutant replaced, and write why
-  to `ELICIT_FOOTPRINT_SELECTION=FILE`. The whole suite runs instead when the
+  and saved): against a mutant, run only the cases whose footprint holds a
+  code object the mutant replaced, and write why to
+  `ELICIT_FOOTPRINT_SELECTION=FILE`. The whole suite runs instead when the
   claim cannot be made: nothing was replaced through `patch()`; a replaced
   original is not a function or method (a class is used by `isinstance`,
-  which calls none of its code); the session
-  calls one; or the server lists other tools, prompts or resources than the
-  reference did (a mutant that adds to the app).
+  which calls none of its code); the session calls one and may have built
+  another server with it; or the server lists other tools, prompts or
+  resources than the reference did (a mutant that adds to the app).
+
+The session's calls are what import builds the server with. A replaced
+function of the sans-IO engine (`PURE`: no state, no I/O, a result from its
+arguments alone) is run beside its original until the first case; where every
+such call gave the original's result (or raised as it did), the server was
+built as the reference's was, and the cases it can change are again those
+that call the original.
 
 What the claim assumes, and `tests/test_mutants.py` checks on a sample by
 running those mutants' whole suite: each case's code path on the reference is
@@ -140,6 +147,61 @@ class Footprints:
         return {self.cases[i] for k in keys for i in self.reach.get(k, ())}
 
 
+#: The engine's modules whose functions hold no state and do no I/O, each result made from
+#: its arguments alone (the sans-IO engine, and reading a signature or a reply): a
+#: replacement of one can be run beside its original and the results compared. Not
+#: serve.py, which registers tools and wraps them in new functions.
+PURE = ("elicit_conformance.reference.questions", "elicit_conformance.reference.answers",
+        "elicit_conformance.reference.rounds")
+
+
+class Outcome:
+    """What one call did: returned a value, or raised."""
+
+    def __init__(self, call: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.error: BaseException | None = None
+        self.value: Any = None
+        try:
+            self.value = call(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - compared, then raised again
+            self.error = error
+
+    def same_as(self, other: Outcome) -> bool:
+        if self.error is not None or other.error is not None:
+            return (type(self.error), str(self.error)) == (type(other.error), str(other.error))
+        try:
+            return bool(self.value == other.value)
+        except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
+            return False
+
+    def give(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class Beside:
+    """The engine's replacements, each run beside its original until the first case."""
+
+    def __init__(self) -> None:
+        self.building = True
+        #: Replacements whose result differed from the original's while building.
+        self.differed: set[str] = set()
+
+    def wrap(self, owner: Any, name: str, new: Any) -> Any:
+        original = inspect.getattr_static(owner, name)
+        if not (inspect.ismodule(owner) and owner.__name__ in PURE and inspect.isfunction(original)):
+            return new
+
+        def beside(*args: Any, **kwargs: Any) -> Any:
+            theirs = Outcome(new, args, kwargs)
+            if self.building and not theirs.same_as(Outcome(original, args, kwargs)):
+                self.differed.add(f"{owner.__name__}.{name}")
+            return theirs.give()
+
+        return beside
+
+
 def replaced_code(original: Any) -> str | None:
     """The code key of a replaced function or method. None for anything else: a
     class, say, is used without calling any code of its own (`isinstance`), so no
@@ -152,9 +214,12 @@ def replaced_code(original: Any) -> str | None:
 class Selector:
     """Run only the cases a mutant's replacements can change."""
 
-    def __init__(self, footprints: Footprints, out: Path | None) -> None:
+    def __init__(self, footprints: Footprints, out: Path | None, beside: Beside) -> None:
         self.footprints = footprints
         self.out = out
+        self.beside = beside
+        #: The session's replacements judged harmless: they must stay so until the first case.
+        self.built_alike: set[str] = set()
 
     def _why_whole(self, config: pytest.Config) -> tuple[str | None, set[str]]:
         from elicit_conformance.fixtures.mutants import PATCHED
@@ -168,7 +233,12 @@ class Selector:
             if found is None:
                 return f"{label} is not a function, whose calls a recording sees", set()
             if SESSION in self.footprints.cases_reaching({found}):
-                return f"{label} is called outside any case (at import or before the first case)", set()
+                compared = f"{getattr(owner, '__name__', '')}.{name}"
+                if not inspect.ismodule(owner) or owner.__name__ not in PURE:
+                    return f"{label} is called outside any case (at import or before the first case)", set()
+                if compared in self.beside.differed:
+                    return f"{label} gave another result than the reference's while the server was built", set()
+                self.built_alike.add(compared)
             replaced.add(found)
         if components(_target(config)) != self.footprints.components:
             return "its server lists other tools, prompts or resources than the reference", set()
@@ -185,6 +255,15 @@ class Selector:
                 items[:] = [item for item in items if item.nodeid not in {i.nodeid for i in left}]
         if self.out is not None:
             self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items]}))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        if self.beside.building:
+            self.beside.building = False
+            if broken := self.built_alike & self.beside.differed:
+                # After the cases were chosen (before the first case: the reachability check).
+                pytest.exit(f"tests/footprint.py: {sorted(broken)} differed from the reference after the "
+                            "cases were chosen; this mutant must run whole", returncode=3)
 
 
 def _target(config: pytest.Config) -> Any:
@@ -213,6 +292,12 @@ def components(target: Any) -> dict[str, list[str]]:
 #: Started when this plugin is imported (`-p` loads it before any plugin is
 #: configured), so that importing the server is recorded as the session's.
 _recorder = Recorder(Path(os.environ[RECORD])) if os.environ.get(RECORD) else None
+#: Likewise in place before a mutant is imported, so that its replacements are run beside.
+_beside = Beside()
+if os.environ.get(SELECT):
+    from elicit_conformance.fixtures import mutants
+
+    mutants.wrap = _beside.wrap
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -220,5 +305,5 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_recorder, "elicit-footprint-record")
     elif path := os.environ.get(SELECT):
         out = os.environ.get(SELECTION)
-        footprints = Footprints.load(Path(path))
-        config.pluginmanager.register(Selector(footprints, Path(out) if out else None), "elicit-footprint-select")
+        selector = Selector(Footprints.load(Path(path)), Path(out) if out else None, _beside)
+        config.pluginmanager.register(selector, "elicit-footprint-select")

@@ -1,13 +1,16 @@
 """Running the conformance suite in a child process, as a user runs it, and
 reading the report it writes. Children keep the reference's module patches
-(mutants) and servers away from the test process. `WarmRunner` does the same
-for tests that run many suites, from a forked interpreter with the heavy
-imports already done (`tests/warm.py`).
+(mutants) and servers away from the test process. Each is forked from one warm
+interpreter per test process, with the heavy imports already done
+(`tests/warm.py`): a fresh interpreter would pay them, over a second, every run.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -15,7 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +81,11 @@ def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def start(
     directory: Path, *options: str, env: dict[str, str] | None = None, cases: tuple[str, ...] = ("conformance/cases",)
-) -> subprocess.Popen[str]:
-    """Start the suite (`cases`, in that order) with `options`, reporting into `directory`."""
+) -> Started:
+    """Start the suite (`cases`, in that order) with `options`, reporting into `directory`:
+    `python -m pytest` as a user runs it, forked from this process's warm interpreter."""
     directory.mkdir(parents=True)
-    return subprocess.Popen(
-        [sys.executable, "-m", "pytest", *_arguments(directory, options, cases)], cwd=ROOT, env=child_environment(env),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+    return _warm().start(_arguments(directory, options, cases), child_environment(env), directory / "output.txt")
 
 
 def _arguments(directory: Path, options: tuple[str, ...], cases: tuple[str, ...]) -> list[str]:
@@ -94,20 +95,14 @@ def _arguments(directory: Path, options: tuple[str, ...], cases: tuple[str, ...]
     ]
 
 
-def _read(directory: Path, returncode: int, output: str) -> SuiteRun:
+def finish(started: Started, directory: Path) -> SuiteRun:
+    returncode = started.wait(RUN_TIMEOUT)
+    output = started.output.read_text()
+    if returncode is None:
+        pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output[-3000:]}")
     index_path = directory / "report" / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {"cases": []}
     return SuiteRun(returncode, output, index, directory)
-
-
-def finish(process: subprocess.Popen[str], directory: Path) -> SuiteRun:
-    try:
-        output, _ = process.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        output, _ = process.communicate()
-        pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output[-3000:]}")
-    return _read(directory, process.returncode, output)
 
 
 def run(
@@ -117,39 +112,89 @@ def run(
     return finish(start(directory, *options, env=env, cases=cases), directory)
 
 
-class WarmRunner:
-    """Suite runs, one at a time, each in a child forked from one warm interpreter.
+@dataclass
+class Started:
+    """A suite run forked by the warm interpreter: its pid, once known, and its exit."""
 
-    The same run as `run()` (same arguments, environment and folder), less the
-    second of imports every fresh interpreter pays.
-    """
+    output: Path
+    pid: int | None = None
+    returncode: int | None = None
+    ended: threading.Event = field(default_factory=threading.Event)
+    forked: threading.Event = field(default_factory=threading.Event)
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, or None after killing a run that took longer than `timeout`."""
+        if self.ended.wait(timeout):
+            return self.returncode
+        self.forked.wait()
+        assert self.pid is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        self.ended.wait()
+        return None
+
+
+class Warm:
+    """Suite runs, any number at once, each in a child forked from one warm interpreter
+    (`tests/warm.py`): the same run as a fresh `python -m pytest` (same arguments,
+    environment and folder) less the second and more of imports each would pay."""
 
     def __init__(self) -> None:
-        self._warm = subprocess.Popen(
+        self._process = subprocess.Popen(
             [sys.executable, "-m", "tests.warm"], cwd=ROOT, env=child_environment(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
+        self._runs: dict[int, Started] = {}
+        self._lock = threading.Lock()
+        #: CPU seconds of the runs that ended (tests/cost.py counts them).
+        self.cpu = 0.0
+        self._ids = itertools.count()
+        threading.Thread(target=self._hear, daemon=True).start()
 
-    def run(self, directory: Path, *options: str, env: dict[str, str] | None = None) -> SuiteRun:
-        assert self._warm.stdin is not None and self._warm.stdout is not None
-        directory.mkdir(parents=True)
-        output = directory / "output.txt"
-        request = {"argv": _arguments(directory, options, ("conformance/cases",)),
-                   "env": child_environment(env), "output": str(output)}
-        self._warm.stdin.write(json.dumps(request) + "\n")
-        self._warm.stdin.flush()
-        child = json.loads(self._warm.stdout.readline())["pid"]
-        timer = threading.Timer(RUN_TIMEOUT, os.kill, (child, signal.SIGKILL))
-        timer.start()
-        try:
-            returncode = json.loads(self._warm.stdout.readline())["returncode"]
-        finally:
-            timer.cancel()
-        if returncode == -signal.SIGKILL:
-            pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output.read_text()[-3000:]}")
-        return _read(directory, returncode, output.read_text())
+    def start(self, argv: list[str], env: dict[str, str], output: Path) -> Started:
+        assert self._process.stdin is not None
+        started = Started(output)
+        with self._lock:
+            number = next(self._ids)
+            self._runs[number] = started
+            self._process.stdin.write(json.dumps({"id": number, "argv": argv, "env": env, "output": str(output)}) + "\n")
+            self._process.stdin.flush()
+        return started
 
-    def close(self) -> None:
-        assert self._warm.stdin is not None
-        self._warm.stdin.close()
-        self._warm.wait(timeout=30)
+    def stop(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
+
+    def _hear(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            answer = json.loads(line)
+            started = self._runs[answer["id"]]
+            if "pid" in answer:
+                started.pid = answer["pid"]
+                started.forked.set()
+            else:
+                started.returncode = answer["returncode"]
+                with self._lock:
+                    self.cpu += answer["cpu"]
+                started.ended.set()
+
+
+def stop_warm() -> None:
+    """End the warm interpreter, once its runs have ended, and wait for it: so that its
+    CPU and its children's reach this process's own accounts (and `time`'s)."""
+    if _warm.cache_info().currsize:
+        _warm().stop()
+
+
+def forked_cpu() -> float:
+    """CPU seconds of every suite run forked so far, the runs' own children included."""
+    return _warm().cpu if _warm.cache_info().currsize else 0.0
+
+
+@functools.cache
+def _warm() -> Warm:
+    """This test process's warm interpreter, started at its first suite run; `stop_warm`
+    ends it."""
+    return Warm()

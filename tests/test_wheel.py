@@ -150,16 +150,13 @@ def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
     assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"
 
 
-def test_the_xdist_extra_spreads_the_cases_over_two_workers(venv: Venv, tmp_path: Path) -> None:
+def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_workers(venv: Venv, tmp_path: Path) -> None:
+    """One run proves both: the bundled reference passes from a folder that is not this
+    repository, and the xdist extra spreads the cases over two workers (one report)."""
     result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases", "-n", "2", "--conformance-report=report")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "created: 2/2 workers" in result.stdout or "2 workers [" in result.stdout, result.stdout[:2000]
     assert (tmp_path / "report" / "index.json").exists()
-
-
-def test_suite_passes_against_the_bundled_reference_from_an_empty_folder(venv: Venv, tmp_path: Path) -> None:
-    result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.cases")
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "elicit-conformance target: elicit_conformance.reference.app:app (from default)" in result.stdout
     assert golden_all_same(result.stdout), "the golden transcripts were not compared, or differ"
     headline = re.search(r"^elicit-conformance against \S+: (.*)$", result.stdout, re.M)

@@ -1,4 +1,4 @@
-"""A warm interpreter that forks one child per suite run (`tests.suite.WarmRunner`).
+"""A warm interpreter that forks one child per suite run (`tests.suite.Warm`).
 
 Every suite run against a fastmcp target imports fastmcp's client and server,
 mcp, fastmcp-tasks where installed, pytest and hypothesis: over a second, a
@@ -11,15 +11,19 @@ PytestAssertRewriteWarning, and its plugin module, which holds no verdict, is
 not rewritten. The other plugins (syrupy, xdist, pytest-asyncio, hypothesis's
 own plugin module) are left for the child to import.
 
-Protocol, one JSON object a line: in, `{"argv", "env", "output"}`; out,
-`{"pid"}` when the child starts, then `{"returncode"}` when it ends.
+Protocol, one JSON object a line: in, `{"id", "argv", "env", "output"}`; out,
+`{"id", "pid"}` when that run's child starts, then `{"id", "returncode", "cpu"}`
+when it ends. Several runs may be going at once; the loop stays single-threaded (a fork
+of a threaded process could inherit a lock held by another thread).
 """
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import os
+import select
 import sys
 import traceback
 from typing import Any
@@ -35,14 +39,36 @@ if importlib.util.find_spec("fastmcp_tasks") is not None:
 
 
 def main() -> None:
-    for line in sys.stdin:
-        request = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _child(request)
-        _answer(pid=pid)
-        _, status = os.waitpid(pid, 0)
-        _answer(returncode=os.waitstatus_to_exitcode(status))
+    # What the children inherit, out of the collector's sight: a child's collections
+    # would otherwise walk (and so copy, page by page) the whole inherited heap.
+    gc.freeze()
+    running: dict[int, int] = {}  # pid -> run id
+    requests = os.fdopen(sys.stdin.fileno(), "rb", buffering=0)
+    pending = b""
+    open_ = True
+    while open_ or running:
+        # Wake for a request, or every 20 ms to reap the children that ended.
+        readable, _, _ = select.select([requests] if open_ else [], [], [], 0.02)
+        if readable:
+            chunk = requests.read(65536)
+            open_ = bool(chunk)
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                request = json.loads(line)
+                pid = os.fork()
+                if pid == 0:
+                    _child(request)
+                running[pid] = request["id"]
+                _answer(id=request["id"], pid=pid)
+        while running:
+            pid, status, usage = os.wait4(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            # The child's CPU, its own waited-for children included: the test process never
+            # waits for this interpreter, so it could not count them otherwise (tests/cost.py).
+            _answer(id=running.pop(pid), returncode=os.waitstatus_to_exitcode(status),
+                    cpu=usage.ru_utime + usage.ru_stime)
 
 
 def _answer(**fields: Any) -> None:
