@@ -97,7 +97,9 @@ def _arguments(directory: Path, options: tuple[str, ...], cases: tuple[str, ...]
 
 def finish(started: Started, directory: Path) -> SuiteRun:
     returncode = started.wait(RUN_TIMEOUT)
-    output = started.output.read_text()
+    output = started.output.read_text() if started.output.exists() else ""
+    if started.lost:
+        pytest.fail(f"the warm interpreter (tests/warm.py) ended before the suite run in {directory}:\n{output[-3000:]}")
     if returncode is None:
         pytest.fail(f"the suite run in {directory} did not finish in {RUN_TIMEOUT}s:\n{output[-3000:]}")
     index_path = directory / "report" / "index.json"
@@ -121,15 +123,17 @@ class Started:
     returncode: int | None = None
     ended: threading.Event = field(default_factory=threading.Event)
     forked: threading.Event = field(default_factory=threading.Event)
+    #: The warm interpreter ended before this run did.
+    lost: bool = False
 
     def wait(self, timeout: float) -> int | None:
         """The exit code, or None after killing a run that took longer than `timeout`."""
         if self.ended.wait(timeout):
             return self.returncode
         self.forked.wait()
-        assert self.pid is not None
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
         self.ended.wait()
         return None
 
@@ -178,6 +182,12 @@ class Warm:
                 started.returncode = answer["returncode"]
                 with self._lock:
                     self.cpu += answer["cpu"]
+                started.ended.set()
+        # The warm interpreter ended: no run still waiting will ever be answered.
+        for started in self._runs.values():
+            if not started.ended.is_set():
+                started.lost = True
+                started.forked.set()
                 started.ended.set()
 
 
