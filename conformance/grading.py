@@ -355,9 +355,10 @@ class ConformanceRun:
         own report formats one (reading the source of every frame: ~45 ms a failing case)
         only for the wrapper below to replace it with the sentence. Anything else, and
         every phase but the call, is pytest's own report."""
-        if call.when != "call" or call.excinfo is None or item.nodeid not in self.report.outcomes:
+        outcome = self.report.outcomes.get(item.nodeid)
+        if call.when != "call" or call.excinfo is None or outcome is None:
             return None
-        sentence = judged(verdict.unwrapped(call.excinfo.value), "")[1]
+        sentence = judged(verdict.unwrapped(call.excinfo.value), outcome.checks[0])[1]
         if sentence is None:
             return None
         sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]

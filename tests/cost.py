@@ -32,7 +32,7 @@ KEY = "elicit_test_cost"
 
 def _cpu() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    # Suite runs are forked by the warm interpreter, which this process never waits for.
+    # Suite runs are forked by the warm interpreter, waited for only at the session's end.
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + forked_cpu()
 
 

@@ -60,6 +60,11 @@ def key(code: CodeType) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}:{code.co_qualname}"
 
 
+def seam(owner: Any, name: str) -> str:
+    """A replaced attribute's name: `module.function` or `Class.method`."""
+    return f"{getattr(owner, '__qualname__', getattr(owner, '__name__', owner))}.{name}"
+
+
 class Recorder:
     """Every code object called, by the case that was running."""
 
@@ -196,7 +201,7 @@ class Beside:
         def beside(*args: Any, **kwargs: Any) -> Any:
             theirs = Outcome(new, args, kwargs)
             if self.building and not theirs.same_as(Outcome(original, args, kwargs)):
-                self.differed.add(f"{owner.__name__}.{name}")
+                self.differed.add(seam(owner, name))
             return theirs.give()
 
         return beside
@@ -229,16 +234,15 @@ class Selector:
         replaced: set[str] = set()
         for owner, name, original in PATCHED:
             found = replaced_code(original)
-            label = f"{getattr(owner, '__qualname__', getattr(owner, '__name__', owner))}.{name}"
+            label = seam(owner, name)
             if found is None:
                 return f"{label} is not a function, whose calls a recording sees", set()
             if SESSION in self.footprints.cases_reaching({found}):
-                compared = f"{getattr(owner, '__name__', '')}.{name}"
                 if not inspect.ismodule(owner) or owner.__name__ not in PURE:
                     return f"{label} is called outside any case (at import or before the first case)", set()
-                if compared in self.beside.differed:
+                if label in self.beside.differed:
                     return f"{label} gave another result than the reference's while the server was built", set()
-                self.built_alike.add(compared)
+                self.built_alike.add(label)
             replaced.add(found)
         listed = components(_target(config))
         if listed is None or listed != self.footprints.components:

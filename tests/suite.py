@@ -184,11 +184,12 @@ class Warm:
                     self.cpu += answer["cpu"]
                 started.ended.set()
         # The warm interpreter ended: no run still waiting will ever be answered.
-        for started in self._runs.values():
-            if not started.ended.is_set():
-                started.lost = True
-                started.forked.set()
-                started.ended.set()
+        with self._lock:
+            for started in self._runs.values():
+                if not started.ended.is_set():
+                    started.lost = True
+                    started.forked.set()
+                    started.ended.set()
 
 
 def stop_warm() -> None:

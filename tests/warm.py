@@ -65,8 +65,8 @@ def main() -> None:
             pid, status, usage = os.wait4(-1, os.WNOHANG)
             if pid == 0:
                 break
-            # The child's CPU, its own waited-for children included: the test process never
-            # waits for this interpreter, so it could not count them otherwise (tests/cost.py).
+            # The child's CPU, its own waited-for children included: the test process waits
+            # for this interpreter only at its end, so it counts each run by this (tests/cost.py).
             _answer(id=running.pop(pid), returncode=os.waitstatus_to_exitcode(status),
                     cpu=usage.ru_utime + usage.ru_stime)
 
