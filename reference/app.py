@@ -296,8 +296,10 @@ def book_bags(ref: str, bags: Annotated[str, Elicit(bags_as_a_number)]) -> str:
 
 
 #: How long the gated resolver waits for its release. A server that runs it on
-#: the event loop never sees the release, so it gives up instead of hanging.
-GATE_SECONDS = 10.0
+#: the event loop never sees the release, so it gives up instead of hanging. A right
+#: server is released two round trips after it starts waiting (milliseconds); every
+#: wrong one keeps the case waiting this long, per era.
+GATE_SECONDS = 3.0
 
 
 def held_until_released(ref: str) -> str:

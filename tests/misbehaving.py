@@ -31,6 +31,9 @@ OPTIONAL = ("requestState", "structuredContent", "_meta", "isError", "nextCursor
 #: What may be done to one message, with how often (drops and delays cost a timeout each).
 ACTS = {"omit": 6, "empty-content": 3, "wrong-type": 4, "truncate": 2, "duplicate": 3, "drop": 1,
         "delay": 1, "http-500": 1, "exit": 1}
+#: How long a delayed message waits for a next one to follow (within the tests' 0.8 s timeout,
+#: so it arrives late but still within the case).
+DELAY = 0.5
 
 
 class Mischief:
@@ -119,9 +122,9 @@ def relay(argv: list[str]) -> int:
             continue
         rewritten = mischief.rewrite(message, act) if act else message
         data = (rewritten if isinstance(rewritten, str) else json.dumps(rewritten)).encode() + b"\n"
-        if act == "delay":  # sent after the next message, or after a second
+        if act == "delay":  # sent after the next message, or after DELAY seconds
             held.append(data)
-            threading.Timer(1.0, lambda d=data: held.count(d) and (held.remove(d), emit(d))).start()
+            threading.Timer(DELAY, lambda d=data: held.count(d) and (held.remove(d), emit(d))).start()
             continue
         emit(data * (2 if act == "duplicate" else 1))
         while held:
@@ -179,7 +182,7 @@ def _wrap(app: Any) -> Any:
             elif act == "drop":
                 body = b""
             elif act == "delay":  # a JSON answer cannot wait for the next one: it is sent late instead
-                await anyio.sleep(1.0)
+                await anyio.sleep(DELAY)
             elif act:
                 rewritten = mischief.rewrite(message, act)
                 body = (rewritten if isinstance(rewritten, str) else json.dumps(rewritten)).encode()

@@ -300,7 +300,8 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
     server that runs the resolver on its event loop answers nothing until the
     resolver gives up. The client calls book_when_released(ref), polls
     gate_state(ref) until it reads 'waiting', then calls release(ref); the call
-    returns 'Gate: released'."""
+    returns 'Gate: released'. A call that ends while the gate still reads 'idle'
+    never started the resolver."""
     ref = f"{case.run_id}-res-6-{era}"
     held: dict[str, Any] = {}
     async with case.peer(era) as peer:
@@ -311,13 +312,17 @@ async def test_res_6_a_blocked_sync_resolver_leaves_the_server_answering(case: C
         async with anyio.create_task_group() as group:
             group.start_soon(call)
             state = "idle"
+            # Read once more after the call ends: its resolver may have finished in between.
             for _ in range(GATE_POLLS):
+                ended = "result" in held
                 state = result_text(await peer.call_tool("gate_state", {"ref": ref}))
-                if state != "idle":
+                if state != "idle" or ended:
                     break
                 await anyio.sleep(0.01)
             check("RES-6", state == "waiting",
                   "the sync resolver blocked the server until it gave up" if state == "gave up"
+                  else f"book_when_released ended {brief(held['result'])} while gate_state read 'idle': "
+                       "the resolver never started" if "result" in held and state == "idle"
                   else f"gate_state read {brief(state)}, never 'waiting': the resolver never started")
             await peer.call_tool("release", {"ref": ref})
     check("RES-6", result_text(held.get("result")) == "Gate: released",
