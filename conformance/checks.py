@@ -147,9 +147,22 @@ def choices(listed: Any) -> set[Any] | None:
 
 
 def titled(value: dict[str, Any]) -> set[tuple[Any, Any]]:
-    """A titled choice's (const, title) pairs, from `oneOf` or `anyOf`."""
+    """A titled choice's (const, title) pairs, from `oneOf` or `anyOf`, or from the
+    legacy `enum` with `enumNames` the 2026-07-28 schema still defines
+    (LegacyTitledEnumSchema: deprecated, but no keyword forbids it)."""
+    if legacy_titled(value):
+        return set(zip(value["enum"], value["enumNames"], strict=True))
     options = value.get("oneOf") or value.get("anyOf") or []
     return {(o.get("const"), o.get("title")) for o in options if isinstance(o, dict)} if isinstance(options, list) else set()
+
+
+def legacy_titled(value: Any) -> bool:
+    """Whether `value` is a titled single choice in the legacy form: `enum` with
+    `enumNames`, one title per value."""
+    if not isinstance(value, dict):
+        return False
+    names, values = value.get("enumNames"), value.get("enum")
+    return isinstance(names, list) and isinstance(values, list) and len(names) == len(values)
 
 
 def check_schemas(run: Run, scenario: Scenario, era: str) -> None:

@@ -142,6 +142,21 @@ class RpcError(Exception):
                 f"{self.error.get('code')} {brief(self.error.get('message'), 160)}")
 
 
+#: The requests a 2026-07-28 server may answer with an `InputRequiredResult`.
+ASKING = ("tools/call", "prompts/get", "resources/read")
+#: How many state-only answers in a row are retried before the case sees one.
+MAX_STATE_ONLY = 8
+
+
+def state_only(result: Any) -> str | None:
+    """The `requestState` of an `InputRequiredResult` that asks nothing (its
+    `inputRequests` absent or empty), else None."""
+    if not isinstance(result, dict) or result.get("resultType") != "input_required" or result.get("inputRequests"):
+        return None
+    state = result.get("requestState")
+    return state if isinstance(state, str) else None
+
+
 #: Answers one handshake-era `elicitation/create` with an `ElicitResult`.
 Answerer = Callable[[mcp_types.ElicitRequestParams], Awaitable[mcp_types.ElicitResult]]
 
@@ -182,9 +197,27 @@ class Peer:
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send one request; the raw result, or `RpcError` with the raw error.
 
+        An `InputRequiredResult` that asks nothing (only `requestState`: the server
+        sheds load, or wants a moment) is retried at once with that state, as
+        the specification lets a client ("If the InputRequiredResult does not
+        contain the inputRequests field, the client MAY retry the original request
+        immediately", 2026-07-28 basic/patterns/mrtr): a server using that freedom
+        is judged on the answer that follows, never on the pause. After
+        `MAX_STATE_ONLY` retries in a row the state-only answer is returned.
+
         Raises:
             TimedOut: The server did not answer within `timeout` seconds.
         """
+        result = await self._request_once(method, params)
+        for _ in range(MAX_STATE_ONLY if self.era == MODERN and method in ASKING else 0):
+            state = state_only(result)
+            if state is None:
+                break
+            # The same request again (its answers too: a server ignores what it does not need).
+            result = await self._request_once(method, {**params, "requestState": state})
+        return result
+
+    async def _request_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         async with answered_within(self.timeout, method):
             try:
                 result = await _send_raw(self.session, method, params)

@@ -141,8 +141,13 @@ def form_problem(schema: Any, form: str, revision: str) -> str | None:
     """Why `schema` (a question's value schema) is not in the SEP-1330 enum `form` of
     `revision`'s schema; None when it is. Each form has its own distinguishing key
     (`enum`, `oneOf`, `items.enum`, `items.anyOf`), which must be there: the models
-    ignore keys they do not define, so a legacy `enumNames` choice is no titled one."""
+    ignore keys they do not define, so a legacy choice is recognized by its `enumNames`.
+    The legacy titled form (`enum` + `enumNames`, LegacyTitledEnumSchema) is in both
+    revisions' schemas: deprecated ("Use TitledSingleSelectEnumSchema instead"), not
+    forbidden, so it is a titled single choice too."""
     name = FORMS[form]
+    if form == "titled single" and isinstance(schema, dict) and "enumNames" in schema:
+        name = "LegacyTitledEnumSchema"  # the schema's other titled single form (deprecated, still allowed)
     try:
         _adapter(revision, name).validate_python(schema)
     except ValidationError as error:

@@ -26,7 +26,7 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
 SLOW = ("test_mutants.py", "test_wheel.py", "test_misbehaving.py", "test_mcp_sdk_peer.py", "test_transports.py",
         "test_grading.py", "test_typescript_peer.py", "test_xdist.py", "test_stateless.py", "test_stdio.py",
         "test_mutate.py", "test_contract_server.py", "test_no_false_failures.py", "test_compare.py",
-        "test_snapshots.py", "test_official_suite.py", "test_bench.py", "test_partial.py")
+        "test_snapshots.py", "test_official_suite.py", "test_bench.py", "test_partial.py", "test_variants.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m reads the marks

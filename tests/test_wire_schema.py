@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from elicit_conformance.checks import titled
 from elicit_conformance.wire_schema import FORMS, form_problem, problems, result_type_problem
 
 MODERN, HANDSHAKE = "2026-07-28", "2025-11-25"
@@ -75,9 +76,15 @@ def test_each_form_is_told_apart(form: str, schema: dict[str, Any]) -> None:
         assert all(form_problem(schema, other, revision) for other in FORMS if other != form), form
 
 
-def test_a_legacy_titled_choice_is_no_titled_single_choice() -> None:
+def test_the_legacy_titled_choice_is_a_titled_single_choice_on_both_revisions() -> None:
+    """LegacyTitledEnumSchema is deprecated but in both schemas: no keyword forbids it."""
     legacy = {"type": "string", "enum": ["a"], "enumNames": ["A"]}
-    assert "oneOf: Field required" in (form_problem(legacy, "titled single", HANDSHAKE) or "")
+    for revision in (HANDSHAKE, MODERN):
+        assert form_problem(legacy, "titled single", revision) is None
+    assert titled(legacy) == {("a", "A")}
+    # An untitled enum is still no titled choice, nor are names that are not a list.
+    assert "oneOf: Field required" in (form_problem({"type": "string", "enum": ["a"]}, "titled single", MODERN) or "")
+    assert form_problem({**legacy, "enumNames": "A"}, "titled single", MODERN) is not None
 
 
 def test_result_type() -> None:

@@ -48,7 +48,7 @@ from elicit_conformance.case import Case, body_run_count
 from elicit_conformance.checks import names
 from elicit_conformance.driver import Run, Script, as_object, drive, input_requests, state_of
 from elicit_conformance.verdict import CheckFailed, TimedOut, brief, check, should
-from elicit_conformance.wire import MODERN, Peer, RpcError, Transcript, missing_tools
+from elicit_conformance.wire import MAX_STATE_ONLY, MODERN, Peer, RpcError, Transcript, missing_tools
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
@@ -190,7 +190,8 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         """This round's attack, if any, on what the client sends back."""
         nonlocal blamed
         asked = run.rounds[-1]
-        check(row, bool(asked), f"round {number + 1} was an ask with no requests")
+        check(row, bool(asked), f"round {number + 1} asked nothing, after {MAX_STATE_ONLY} immediate retries of "
+              "answers with no inputRequests")
         replies, state = params["inputResponses"], params.get("requestState")
         blamed = None
         step = attacks.pop(0) if attacks else None
