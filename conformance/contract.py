@@ -350,10 +350,12 @@ def render() -> str:
                 "", case.script, ""]
     out += ["## Requirements", "",
             "What each ID means, and the MCP specification section it rests on: `docs/behaviour.md`.", "",
-            "| ID | Level | What is checked |", "|---|---|---|"]
+            "| ID | Level | What is checked | Source |", "|---|---|---|---|"]
     for row in table.rows.values():
         sentence = row.checks + (f" *(not checked: {row.excluded})*" if row.excluded else "")
-        out.append(f"| {row.id} | {row.level} | {sentence} |")
+        source = (f"[{row.source.keyword}]({row.source.url})" if row.source.specification
+                  else f"feature: {row.source.promise}")
+        out.append(f"| {row.id} | {row.level} | {sentence} | {source} |")
     return "\n".join(out) + "\n"
 
 
@@ -403,6 +405,7 @@ def data() -> dict[str, Any]:
         },
         "cases": [asdict(case) for case in cases()],
         "requirements": [asdict(row) for row in Table.load().rows.values()],
+        "promises": [asdict(promise) for promise in Table.load().promises.values()],
     }
 
 

@@ -273,10 +273,15 @@ class ConformanceRun:
     ) -> None:
         """Give `item` its outcome row, JUnit properties and baseline marks."""
         level = self.table.level(checks)
-        self.report.outcomes[item.nodeid] = Outcome(item.nodeid, item.name, list(checks), revision, level)
+        sources = {row: self.table.source_of(row) for row in checks}
+        self.report.outcomes[item.nodeid] = Outcome(item.nodeid, item.name, list(checks), revision, level,
+                                                    sources=sources)
         item.user_properties += [
             ("case", checks[0]), ("checks", " ".join(checks)),
             ("level", level), ("revision", revision or "n/a"),
+            # Where each row comes from, so a failure in a CI's test view links to its sentence.
+            *((f"source {row}", source.get("url") or f"feature contract: {source.get('promise')}")
+              for row, source in sources.items()),
         ]
         # A SHOULD warns whatever the user's warning filters (`-W error` included);
         # only --conformance-strict makes it fail.

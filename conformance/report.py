@@ -83,6 +83,9 @@ class Outcome:
     golden_diff: str = ""
     #: False for a case marked `transcript_varies`: its transcript differs run to run.
     pinned: bool = True
+    #: Per row it claims, the row's source (`Table.source_of`): the specification's
+    #: sentence, or the feature's promise.
+    sources: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def case(self) -> str:
@@ -162,14 +165,15 @@ class Report:
                 found.setdefault((row, o.revision or "n/a"), []).append((result["status"], why))
         rows = [r for r in table.rows.values() if not r.excluded]
         used = [c for c in columns if any(key[1] == c for key in found)] or list(self.revisions)
-        lines = ["| Requirement | Level | " + " | ".join(used) + " |", "|---|---|" + "---|" * len(used)]
+        lines = ["| Requirement | Level | " + " | ".join(used) + " | Source |", "|---|---|" + "---|" * (len(used) + 1)]
         for row in rows:
             # Blank: no case checks the row on that revision; "not run": on none that ran.
             ran = any((row.id, c) in found for c in used)
             lines.append(
                 f"| {row.id} | {row.level} | "
                 + " | ".join(_cell(cell(found[(row.id, c)])) if (row.id, c) in found
-                             else ("" if ran else Status.NOT_RUN) for c in used) + " |"
+                             else ("" if ran else Status.NOT_RUN) for c in used)
+                + f" | {cited(table.source_of(row.id))} |"
             )
         return "\n".join(lines) + "\n"
 
@@ -288,12 +292,20 @@ def cell(results: list[tuple[str, str]]) -> str:
 
 
 def _checks_cell(outcome: Outcome) -> str:
-    """The rows a case checks, each with its result where that is not a pass."""
+    """The rows a case checks, each with its result where that is not a pass, and
+    then its source: a link to the specification's sentence, or the feature's promise."""
     return " ".join(
         row if (result := outcome.rows.get(row, {}).get("status", "pass")) in ("pass", "recorded")
-        else f"{row} ({result})"
+        else f"{row} ({result}; {cited(outcome.sources.get(row, {}))})"
         for row in outcome.checks
     )
+
+
+def cited(source: dict[str, str]) -> str:
+    """A row's source in a Markdown cell: `[MUST](url)`, or `feature: promise`."""
+    if "url" in source:
+        return f"[{source.get('keyword', 'source')}]({source['url']})"
+    return f"feature: {source['promise']}" if "promise" in source else "no source"
 
 
 def _file_safe(nodeid: str) -> str:

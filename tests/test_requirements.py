@@ -1,0 +1,83 @@
+"""Every requirement row names its source, and is no stricter than it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elicit_conformance.requirements import AUDIT, Table, with_audit
+
+ROOT = Path(__file__).resolve().parents[1]
+MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr"
+
+
+def test_every_row_has_a_source_no_stricter_than_its_sentence() -> None:
+    assert Table.load().source_problems() == []
+
+
+def _table(tmp_path: Path, rows: str) -> Table:
+    path = tmp_path / "requirements.toml"
+    path.write_text(rows + '\n[[promise]]\nid = "answers"\nsays = "s"\nowed = "o"\n')
+    return Table.load(path)
+
+
+def test_a_row_without_a_source_or_stricter_than_its_sentence_is_found(tmp_path: Path) -> None:
+    table = _table(tmp_path, f'''
+[[requirement]]
+id = "A"
+level = "MUST"
+checks = "no source"
+
+[[requirement]]
+id = "B"
+level = "MUST"
+checks = "a SHOULD sentence judged as a MUST"
+url = "{MRTR}"
+keyword = "SHOULD"
+quote = "Servers SHOULD validate that the data provided by the client is a valid InputResponses object."
+
+[[requirement]]
+id = "C"
+level = "SHOULD"
+checks = "a MAY sentence judged as a SHOULD"
+url = "{MRTR}"
+keyword = "MAY"
+quote = "The InputRequiredResult MAY include a requestState field."
+
+[[requirement]]
+id = "D"
+level = "MUST"
+checks = "a promise nobody made"
+promise = "batching"
+
+[[requirement]]
+id = "E"
+level = "SHOULD"
+checks = "a keyword the quote does not hold, on a page that is not the specification"
+url = "https://example.com/spec"
+keyword = "SHOULD"
+quote = "Servers validate."
+
+[[requirement]]
+id = "F"
+level = "SHOULD"
+checks = "right: a MUST sentence may make a SHOULD row, and a promise any row"
+url = "{MRTR}"
+keyword = "MUST NOT"
+quote = "Servers MUST NOT send InputRequiredResult responses on any other client requests."
+
+[[requirement]]
+id = "G"
+level = "MUST"
+checks = "right"
+promise = "answers"
+''')
+    problems = table.source_problems()
+    assert [p.split(" ", 1)[0].rstrip(":") for p in problems] == ["A", "B", "C", "D", "E", "E"], problems
+    assert "B is a MUST row, stricter than its sentence's SHOULD" in problems[1]
+    assert "not a page of the specification" in problems[4] and "does not hold its keyword" in problems[5]
+
+
+def test_the_audit_in_the_behaviour_document_is_current() -> None:
+    page = (ROOT / "docs" / "behaviour.md").read_text()
+    assert AUDIT[0] in page and page == with_audit(page, Table.load()), (
+        "docs/behaviour.md's source audit is stale: run `python -m elicit_conformance.requirements docs/behaviour.md`")
