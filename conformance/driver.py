@@ -253,8 +253,11 @@ class TaskRun(Run):
     JSON-RPC error, when no task was made).
     """
 
-    #: The first answer to `tools/call`: a task, for a task-capable tool.
+    #: The last answer to `tools/call`: the task, where the server made one.
     created: dict[str, Any] = field(default_factory=dict)
+    #: The call's own `input_required` answers before it (the rounds asked in the
+    #: foreground, the extension's recommended composition); each is in `rounds` too.
+    before: list[dict[str, Any]] = field(default_factory=list)
     task_id: str | None = None
     #: Every status `tasks/get` reported, in order (repeats of a poll folded).
     statuses: list[str] = field(default_factory=list)
@@ -290,17 +293,35 @@ async def drive_task(
     """Call `tool` as a task and see it through: poll `tasks/get` at the server's
     `pollIntervalMs`, answer each `input_required` with `tasks/update`.
 
+    The server decides whether and when a task is made (the tasks extension: it
+    "MAY return CreateTaskResult ... at its own discretion"), so the call may first
+    ask in foreground rounds, which are answered as `drive` answers them (the
+    extension's recommended composition: resolve the rounds "synchronously before
+    responding with a CreateTaskResult"), and may end in the foreground with no task.
+
     Raises:
         TimedOut: The task was still unfinished `deadline` seconds in (the
             `anyio.current_time()` at which to give up).
     """
     run = TaskRun()
-    try:
-        created = await peer.call_tool(tool, dict(arguments))
-    except RpcError as error:
-        run.error = error.error
+    params: dict[str, Any] = {}
+    for _ in range(MAX_ROUNDS + 1):
+        try:
+            created = await peer.call_tool(tool, dict(arguments), **params)
+        except RpcError as error:
+            run.error = error.error
+            return run
+        run.created = created
+        if created.get("resultType") != "input_required":
+            break
+        asked = read_requests(created, script)
+        run.before.append(created)
+        run.rounds.append(asked)
+        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state_of(created)}
+    else:
+        run.gave_up = True
+        run.error = {"message": f"the call did not complete within {MAX_ROUNDS} rounds"}
         return run
-    run.created = created
     task_id = created.get("taskId")
     if created.get("resultType") != "task" or not isinstance(task_id, str):
         # Not a task: what came is the call's own answer, judged by the case.
