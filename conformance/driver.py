@@ -261,6 +261,21 @@ class TaskRun(Run):
     task_id: str | None = None
     #: Every status `tasks/get` reported, in order (repeats of a poll folded).
     statuses: list[str] = field(default_factory=list)
+    #: Each request key the task used, with the message it asked under it.
+    keys: dict[str, str] = field(default_factory=dict)
+    #: Keys the task used again for another request, or asked again once answered
+    #: while asking something new (the extension: a key is unique over a task's life).
+    reused: list[str] = field(default_factory=list)
+
+    def note_keys(self, asked: list[Asked], answered: set[str]) -> None:
+        """Record an episode's keys, and any the task used before for something else."""
+        moved_on = any(a.key not in answered for a in asked)
+        for a in asked:
+            if a.key in self.keys and self.keys[a.key] != a.message:
+                self.reused.append(f"{a.key!r} asked {self.keys[a.key]!r}, then {a.message!r}")
+            elif a.key in answered and moved_on:
+                self.reused.append(f"{a.key!r}, answered, asked again with new questions beside it")
+            self.keys[a.key] = a.message
 
 
 @dataclass(frozen=True)
@@ -334,6 +349,7 @@ async def drive_task(
         if task.get("status") != "input_required":
             return _ended(run, task)
         asked = read_requests(task, script)
+        run.note_keys(asked, answered)
         run.rounds.append(asked)
         params: dict[str, Any] | None = {
             "taskId": task_id, "inputResponses": {a.key: script.reply(a) for a in asked},
@@ -355,7 +371,8 @@ async def drive_task(
 
 async def poll_task(peer: Peer, run: TaskRun, deadline: float, answered: set[str] = frozenset()) -> dict[str, Any]:
     """`tasks/get` until the task is neither working nor still showing the
-    questions just answered (`answered`, their keys).
+    questions just answered (`answered`, their keys, each still asking what it
+    asked: the update may not have been applied yet, as the extension allows).
 
     Raises:
         TimedOut: `deadline` passed first.
@@ -365,7 +382,10 @@ async def poll_task(peer: Peer, run: TaskRun, deadline: float, answered: set[str
         status = task.get("status")
         if not run.statuses or run.statuses[-1] != status:
             run.statuses.append(str(status))
-        waiting = status == "input_required" and answered and set(input_requests(task)) <= answered
+        shown = input_requests(task)
+        waiting = status == "input_required" and bool(answered) and all(
+            key in answered and run.keys.get(key, request_message(request)) == request_message(request)
+            for key, request in shown.items())
         if status != "working" and not waiting:
             return task
         interval = task.get("pollIntervalMs")
