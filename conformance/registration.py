@@ -29,8 +29,9 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   REG-10/type: `seat` annotated with a string that names something not imported, or
   that fails to evaluate, with `Elicit` written in it; REG-10/prebuilt: `book(ref, seat)` with
   `seat` marked, made into a tool object by the framework's plain tool builder (fastmcp's
-  `Tool.from_function`, which never reads markers) and added as one (`server.add_tool(tool)`),
-  where the marker would be silently lost; REG-11: `seat` a fixed question of
+  `Tool.from_function`) and added as one (`server.add_tool(tool)`): refused where that
+  builder never reads markers (the marker would be silently lost), or, where it reads them,
+  listed like any spelling (`ref` in the schema, `seat` not); REG-11: `seat` a fixed question of
   type `int | str | None`, which no form schema can ask.
 - `REG-8/fits-arm`, `REG-8/fits-subclass`, `REG-8/fits-any`, `REG-8/fits-choices`, `REG-9/optional-inside`,
   `REG-9/optional-outside`, `REG-9/type-alias`, `REG-9/partial`: the wiring is right;
@@ -64,8 +65,13 @@ from __future__ import annotations
 MUST_RAISE = (
     "REG-1", "REG-1/no-signature", "REG-1/not-callable", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
     "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-10/name",
-    "REG-10/type", "REG-10/prebuilt", "REG-11",
+    "REG-10/type", "REG-11",
 )
+#: How a framework builds a tool object decides what this registration means: where the
+#: marker is foreign to its plain builder the marker would be lost, so it must be
+#: refused; where the builder reads markers itself the tool works like any spelling
+#: (REG-9/spelling-tool-object). Either is right; a tool listed with `seat` is not.
+REFUSED_OR_HONOURED = ("REG-10/prebuilt",)
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
     "REG-8/fits-choices", "REG-8/fits-choice",

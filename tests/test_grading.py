@@ -149,7 +149,9 @@ def test_a_case_claiming_a_missing_row_is_a_usage_error(tmp_path: Path) -> None:
     assert "checks 'RES-3', which is not in the requirement table" in result.output
 
 
-def test_a_generated_attack_that_succeeds_reads_as_a_sentence_and_its_smallest_example(tmp_path: Path) -> None:
+def test_a_generated_attack_that_succeeds_reads_as_a_sentence_its_smallest_example_and_its_source(
+    tmp_path: Path,
+) -> None:
     result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks",
                  env={"ELICIT_FUZZ": "ci"})
     (case,) = result.index["cases"]
@@ -160,3 +162,13 @@ def test_a_generated_attack_that_succeeds_reads_as_a_sentence_and_its_smallest_e
     assert case["rows"]["SEC-1"]["status"] == "fail" and case["rows"]["SEC-3"]["status"] in ("pass", "not reached")
     # The terminal says the same sentence, and no hypothesis repr or exception group.
     assert "ExceptionGroup" not in result.output and "Falsifying example" not in result.output
+    # Every report links the failing row to the sentence of the specification it rests on.
+    sentence = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow"
+    assert case["sources"]["SEC-1"]["url"] == sentence and case["sources"]["SEC-1"]["keyword"] == "MUST"
+    assert "MUST reject state that fails verification" in case["sources"]["SEC-1"]["quote"]
+    summary = (result.directory / "report" / "summary.md").read_text()
+    assert f"SEC-1 (fail; [MUST]({sentence}))" in summary, summary
+    junit = (result.directory / "junit.xml").read_text()
+    assert f'<property name="source SEC-1" value="{sentence}"' in junit
+    verdicts = (result.directory / "report" / "verdicts.md").read_text().splitlines()
+    assert any(line.startswith("| SEC-1 | MUST | fail |") and sentence in line for line in verdicts), verdicts

@@ -27,6 +27,7 @@ from elicit_conformance.registration import (
     MUST_RAISE,
     MUST_REGISTER,
     NAMED,
+    REFUSED_OR_HONOURED,
     SPELLINGS,
     is_refusal,
 )
@@ -82,6 +83,28 @@ def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -
     message = str(refusal)
     for name in NAMED[probe_id]:
         should("REG/clear", names(message, name), f"{probe_id}: the error does not name {name!r}: {brief(message)}")
+
+
+@pytest.mark.parametrize("probe_id", _params(REFUSED_OR_HONOURED, "REG/refusal", "REG/clear"))
+def test_reg_10_a_prebuilt_tool_object_is_refused_or_keeps_its_marker(target: Target, probe_id: str) -> None:
+    """In-process, through the registration adapter: `book(ref, seat)` with `seat`
+    marked, built into a tool object by the framework's plain builder and added:
+    either a deliberate registration error (SHOULD: naming `seat`), or the tool is
+    listed as every other spelling lists it, with `ref` and without `seat`. Never
+    listed with `seat`, the marker silently lost."""
+    row = probe_id.split("/")[0]
+    register = probe(target, probe_id)
+    listed: list[Any] = []
+    refusal = _attempt(probe_id, lambda: listed.append(register()), f"registering the {probe_id} probe", "REG/refusal")
+    if refusal is not None:
+        for name in NAMED[probe_id]:
+            should("REG/clear", names(str(refusal), name),
+                   f"{probe_id}: the error does not name {name!r}: {brief(str(refusal))}")
+        return
+    properties = (listed[0].get("properties") if isinstance(listed[0], dict) else None) or {}
+    check(row, "ref" in properties and "seat" not in properties,
+          f"{probe_id}: registered without an error and listed as {brief(listed[0])}: the marker on 'seat' was "
+          "lost; refuse the prebuilt tool, or honour the marker as the other spellings do")
 
 
 @pytest.mark.parametrize("probe_id", _params(MUST_REGISTER))
