@@ -46,7 +46,8 @@ class Promise:
 class Source:
     """Where a row comes from: a sentence of the specification (`url`, `quote`,
     `keyword`), or a promise of the feature's own contract (`promise`). `why` says
-    why a feature row is stricter than a related sentence, where one is."""
+    why a feature row is stricter than a related sentence, where one is, or why a
+    sentence applies where that is not plain."""
 
     url: str | None = None
     quote: str | None = None
@@ -173,6 +174,7 @@ def audit(table: Table) -> str:
         source = row.source
         if source.specification:
             cited, keyword, said = f"[specification]({source.url})", source.keyword, f"\u201c{source.quote}\u201d"
+            said += f" It applies here because {source.why}." if source.why else ""
         else:
             cited, keyword = f"feature: {source.promise}", "(contract)"
             said = f"Stricter than the specification: {source.why}." if source.why else "the promise, below"
