@@ -47,9 +47,15 @@ class Run:
     rounds: list[list[Asked]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    states: list[str] = field(default_factory=list)
+    #: Each 2026-07-28 round's `InputRequiredResult`, as the server sent it.
+    asks: list[dict[str, Any]] = field(default_factory=list)
     #: The server was still asking after `MAX_ROUNDS` rounds (`error` says so).
     gave_up: bool = False
+
+    @property
+    def states(self) -> list[str]:
+        """Each 2026-07-28 round's `requestState` ("" where it carried none)."""
+        return [str(state_of(ask).get("requestState", "")) for ask in self.asks]
 
     @property
     def asked_params(self) -> list[list[str | None]]:
@@ -180,6 +186,7 @@ async def drive(
     *,
     on_round: OnRound | None = None,
     method: str = "tools/call",
+    run: Run | None = None,
 ) -> Run:
     """Call `tool` until it completes, answering every question from `script`.
 
@@ -187,9 +194,10 @@ async def drive(
     questions arrive as `elicitation/create` during the one call, each a round.
     `method="prompts/get"` renders the prompt `tool` the same way: the request
     has the same `name` and `arguments`, and may ask the same way;
-    `method="resources/read"` reads the URI `tool` (no arguments).
+    `method="resources/read"` reads the URI `tool` (no arguments). `run` is the
+    record to fill, when the caller goes on from where the call ends (`drive_task`).
     """
-    run = Run()
+    run = run if run is not None else Run()
     arguments = dict(arguments)
 
     async def send(**extra: Any) -> dict[str, Any]:
@@ -218,9 +226,8 @@ async def drive(
             return run
         asked = read_requests(result, script)
         run.rounds.append(asked)
-        state = state_of(result)
-        run.states.append(str(state.get("requestState", "")))
-        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state}
+        run.asks.append(result)
+        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state_of(result)}
         if on_round is not None:
             params = await on_round(number, run, params)
     run.gave_up = True
@@ -253,11 +260,10 @@ class TaskRun(Run):
     JSON-RPC error, when no task was made).
     """
 
-    #: The last answer to `tools/call`: the task, where the server made one.
+    #: The answer that ended the call's rounds: the task, where the server made one.
+    #: The rounds asked before it, in the foreground (the extension's recommended
+    #: composition), are the `asks`, each in `rounds` too.
     created: dict[str, Any] = field(default_factory=dict)
-    #: The call's own `input_required` answers before it (the rounds asked in the
-    #: foreground, the extension's recommended composition); each is in `rounds` too.
-    before: list[dict[str, Any]] = field(default_factory=list)
     task_id: str | None = None
     #: Every status `tasks/get` reported, in order (repeats of a poll folded).
     statuses: list[str] = field(default_factory=list)
@@ -319,29 +325,14 @@ async def drive_task(
             `anyio.current_time()` at which to give up).
     """
     run = TaskRun()
-    params: dict[str, Any] = {}
-    for _ in range(MAX_ROUNDS + 1):
-        try:
-            created = await peer.call_tool(tool, dict(arguments), **params)
-        except RpcError as error:
-            run.error = error.error
-            return run
-        run.created = created
-        if created.get("resultType") != "input_required":
-            break
-        asked = read_requests(created, script)
-        run.before.append(created)
-        run.rounds.append(asked)
-        params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state_of(created)}
-    else:
-        run.gave_up = True
-        run.error = {"message": f"the call did not complete within {MAX_ROUNDS} rounds"}
+    await drive(peer, tool, arguments, script, run=run)
+    if run.error is not None or run.gave_up:
         return run
+    created = run.created = as_object(run.result)
     task_id = created.get("taskId")
     if created.get("resultType") != "task" or not isinstance(task_id, str):
-        # Not a task: what came is the call's own answer, judged by the case.
-        run.result = created
-        return run
+        return run  # not a task: what came is the call's own answer, judged by the case
+    run.result = None  # the task's, once it has ended
     run.task_id = task_id
     answered: set[str] = set()
     for number in range(MAX_ROUNDS + 1):

@@ -41,7 +41,7 @@ def _asked_in_one_flow(run: TaskRun, tool: str) -> None:
     created = as_object(run.created)
     check("TASK-1", run.task_id is not None or run.error is None,
           f"the tasked call of {tool} was refused: {brief(run.error)}")
-    tasked = [r for r in run.before if "taskId" in r or r.get("resultType") == "task"]
+    tasked = [r for r in run.asks if "taskId" in r]
     check("TASK-1", not tasked, f"a foreground round of {tool} also carried a task ({brief(tasked[:1])}); "
           "a round asks, a task is made by the round that completes them")
     if created.get("resultType") == "task":
@@ -55,7 +55,7 @@ def _asked_in_one_flow(run: TaskRun, tool: str) -> None:
 def _asks_inside_a_task(run: TaskRun, tool: str, what: str) -> None:
     """Skip a case about questions inside a task where the server asked none there:
     it asked before making the task (the recommended composition) or made none."""
-    if run.task_id is None or run.before:
+    if run.task_id is None or run.asks:
         how = "made no task" if run.task_id is None else "asked before it made the task"
         pytest.skip(f"not applicable: the server {how} for {tool} (the tasks extension lets it decide), "
                     f"so there was no question inside a task for {what}")
@@ -75,7 +75,7 @@ async def test_task_1_a_tasked_call_asks_in_one_flow(case: Case, era: str) -> No
     run = await case.run_task("BAT-3")
     _asked_in_one_flow(run, scenario.tool)
     check("TASK-1", bool(run.rounds), f"the tasked call of {scenario.tool} never asked (it ended: {brief(run.text)})")
-    if run.task_id is not None and not run.before:
+    if run.task_id is not None and not run.asks:
         status = as_object(run.created).get("status")
         check("TASK-1", status in OPEN, f"the new task's status is {brief(status)}; a task that must ask "
               f"first is {' or '.join(OPEN)}")
@@ -202,7 +202,7 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
     run = await case.run_task("BAT-1", on_episode=stop, arguments={"ref": ref}, elicitation=NO_FORM[declared])
     forms = [a.message for episode in run.rounds for a in episode if a.form]
     check("TASK-5", not forms, f"a tasked call asked a client that declared {declared!r} the form question(s) "
-          f"{forms} ({'in foreground rounds' if run.before else 'inside tasks/get'})")
+          f"{forms} ({'in foreground rounds' if run.asks else 'inside tasks/get'})")
     runs = await case.body_runs(ref)
     check("TASK-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
 
