@@ -20,6 +20,7 @@ from typing import Any
 
 import elicit_conformance.cases
 from elicit_conformance.catalog import Prompt, load
+from elicit_conformance.report import cited
 from elicit_conformance.requirements import Table
 
 #: The rules every case applies: (title, text). The Markdown page and the JSON
@@ -353,9 +354,7 @@ def render() -> str:
             "| ID | Level | What is checked | Source |", "|---|---|---|---|"]
     for row in table.rows.values():
         sentence = row.checks + (f" *(not checked: {row.excluded})*" if row.excluded else "")
-        source = (f"[{row.source.keyword}]({row.source.url})" if row.source.specification
-                  else f"feature: {row.source.promise}")
-        out.append(f"| {row.id} | {row.level} | {sentence} | {source} |")
+        out.append(f"| {row.id} | {row.level} | {sentence} | {cited(table.source_of(row.id))} |")
     return "\n".join(out) + "\n"
 
 

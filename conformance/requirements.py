@@ -59,13 +59,6 @@ class Source:
     def specification(self) -> bool:
         return self.url is not None
 
-    def cite(self, promises: dict[str, Promise]) -> str:
-        """One line a report can show: the link and keyword, or the promise."""
-        if self.specification:
-            return f"{self.keyword}: {self.url}"
-        promise = promises.get(self.promise or "")
-        return f"feature contract ({self.promise}): {promise.says if promise else 'unknown promise'}"
-
 
 @dataclass(frozen=True)
 class Requirement:

@@ -32,8 +32,8 @@ MODERN_ONLY = ("-k", "not 2025-11-25")
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], SuiteRun]]:
-    """Every variant on both transports, all at once."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], tuple[SuiteRun, Path]]]:
+    """Every variant on both transports, all at once: each run, and its variant's use-log."""
     tmp = tmp_path_factory.mktemp("variants")
     with contextlib.ExitStack() as stack:
         started = {}
