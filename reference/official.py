@@ -214,12 +214,14 @@ def register_tasks(app: DeclarativeFastMCP, task: Any) -> None:
     """Add the official suite's fixtures for the tasks extension (the `tasks-*` scenarios);
     `task` is how the reference runs a tool as a task (`app.TASK`).
 
-    The asking ones (`confirm_delete`, `multi_input`) are declarations: asked inside the
-    task, through `tasks/get`. Not written: `test_tool_with_task` (tasks-mrtr-composition),
-    which asks in the foreground first and then turns the call into a task. No declaration
-    says "ask now, run later", and fastmcp-tasks creates a task only before a tool runs,
-    never from inside one, so the flow would be a second engine beside the reference's."""
+    The asking ones are declarations. `test_tool_with_task` asks as every tasked tool of
+    the reference does: in foreground rounds, the task made on the round that completes
+    them (tasks-mrtr-composition). `confirm_delete` and `multi_input` make the task first
+    and ask inside it, through `tasks/get` (tasks-mrtr-input): `AsksInsideTheTask`."""
+    from elicit_conformance.reference.tasks import AsksInsideTheTask
+
     required = TaskConfig(mode="required", poll_interval=task.poll_interval)
+    inside = AsksInsideTheTask(mode=task.mode, poll_interval=task.poll_interval)
 
     @app.tool
     def greet(name: str) -> str:
@@ -243,14 +245,19 @@ def register_tasks(app: DeclarativeFastMCP, task: Any) -> None:
         """Fails with a protocol error, not a tool error (official: tasks-lifecycle)."""
         raise MCPError(code=mcp_types.INTERNAL_ERROR, message="protocol_error_job always fails")
 
-    @app.tool(task=task)
+    @app.tool(task=inside)
     def confirm_delete(filename: str, confirmation: Annotated[Confirmation, Elicit(deleting)]) -> str:
         """Asks to confirm, then deletes nothing (official: tasks-mrtr-input, tasks-dispatch-and-envelope)."""
         return f"{'Deleted' if confirmation.ok else 'Kept'} {filename}"
 
-    @app.tool(task=task)
+    @app.tool(task=inside)
     def multi_input(
         name: Annotated[Name, Elicit("What is your name?")], colour: Annotated[Colour, Elicit("What is your favourite colour?")],
     ) -> str:
         """Asks two questions in one round (official: tasks-mrtr-input)."""
         return f"{name.name} likes {colour.color}"
+
+    @app.tool(task=required)
+    def test_tool_with_task(user_name: Annotated[Name, Elicit("What is your name?")]) -> str:
+        """Asks a name, then runs as a task (official: tasks-mrtr-composition)."""
+        return f"Hello, {user_name.name}!"

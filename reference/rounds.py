@@ -108,6 +108,9 @@ class Complete:
     """Every parameter has its value: the body may run."""
 
     values: dict[str, Any]
+    #: The answers those values came from: what a later leg needs to complete
+    #: again without asking (a task made once a call's questions were answered).
+    state: State = field(default_factory=State, compare=False)
 
 
 def digest(request: mcp_types.ElicitRequest) -> str:
@@ -237,7 +240,7 @@ class Leg:
                 "outcome() before every resolver ran: call next_resolver() until it returns None"
             )
         if not self._asking:
-            return Complete(dict(self._values))
+            return Complete(dict(self._values), State(answers=dict(self._carry)))
         asking = sorted(self._asking.values(), key=lambda item: item[0].position)
         return Ask(
             requests={question.name: request for question, request, _ in asking},

@@ -9,9 +9,11 @@ applies it to every `@mcp.tool` and refuses markers where no channel exists.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +127,29 @@ class Body:
         return Ran(await call() if self.is_async else await anyio.to_thread.run_sync(call))
 
 
+@dataclass
+class Handoff:
+    """A call that becomes a task once its questions are answered (`reference.tasks`):
+    the leg that completes them leaves here the answers the task's worker needs,
+    instead of running the body in the foreground."""
+
+    state: State | None = None
+
+
+_HANDOFF: contextvars.ContextVar[Handoff | None] = contextvars.ContextVar("elicit_handoff", default=None)
+
+
+@contextlib.contextmanager
+def asking_before_a_task() -> Iterator[Handoff]:
+    """Run a modern leg in the foreground whose body, once every value is known,
+    belongs to a task: the `Handoff` holds the answers if the leg completed."""
+    token = _HANDOFF.set(Handoff())
+    try:
+        yield _HANDOFF.get()  # type: ignore[misc]
+    finally:
+        _HANDOFF.reset(token)
+
+
 async def _fill(
     questions: tuple[Question, ...], kwargs: Mapping[str, Any], ctx: Context, body: Body
 ) -> Ask | Ran:
@@ -133,16 +158,21 @@ async def _fill(
 
     A task is answered the modern way (TASK-2): its worker has no open call to
     send `elicitation/create` on, and the tasks extension keeps each leg's
-    state and answers in its store. The client's capabilities were checked
-    when the task was created (`reference.tasks`): a worker has no client.
+    state and answers in its store. A worker has no client to check
+    capabilities against: the reference asks a tasked call's questions in the
+    foreground before it makes the task (`reference.tasks`), where it does.
     """
     rc = ctx.request_context
     in_task = ctx.is_background_task
     if in_task or (rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS):
+        handoff = None if in_task else _HANDOFF.get()
         leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
-        outcome = await _run_leg(leg, body)
+        outcome = await _run_leg(leg, None if handoff is not None else body)
         if isinstance(outcome, Ask) and not in_task:
             _require_form_elicitation(ctx, outcome, modern=True)
+        if handoff is not None and isinstance(outcome, Complete):
+            handoff.state = outcome.state
+            return Ran(None)  # the body runs once, in the task the caller makes now
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome

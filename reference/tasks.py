@@ -1,16 +1,26 @@
 """Declared parameters on background tasks: what the reference adds to fastmcp-tasks.
 
 fastmcp-tasks runs a guard tool's legs as task executions and keeps each leg's
-state and answers in its store, so the engine asks in a task exactly as on
-2026-07-28 (`serve._fill`). Two rules of the suite need more than it offers:
+state and answers in its store, so the engine can ask in a task exactly as on
+2026-07-28 (`serve._fill`). The reference does more:
 
-- **The capability rule (TASK-5).** A worker has no client to ask what it
-  declared, and the task's stored snapshot does not keep the client's
-  capabilities. So the rule is applied where the client still is: a tasked call
-  of a tool that declares questions, from a client without form elicitation, is
-  refused at creation with the same -32021 a foreground call gets. Refusing
-  before the task exists is what the client can act on; a task that could only
-  fail later would tell it after the work had started.
+- **Ask, then make the task (TASK-1).** The tasks extension recommends that a
+  server "SHOULD resolve all MRTR exchanges synchronously before responding
+  with a CreateTaskResult". So a tasked call of a tool that declares questions
+  first runs as an ordinary 2026-07-28 leg without its body: while questions
+  remain it answers `InputRequiredResult` rounds (no task yet), and the round
+  that completes them makes the task, whose first leg starts from that round's
+  answers and runs the body once. fastmcp-tasks makes a task only from a tool's
+  arguments, so the answers ride in as the new task's carried `request_state`,
+  written under its id before its first leg is enqueued (`_carrying`): the one
+  parameter (`create_task(..., request_state=...)`) a contribution would add.
+  A client that declared no form elicitation is refused with -32021 in the
+  foreground round that would ask it (TASK-5), as any 2026-07-28 call is.
+  `asks_before_the_task` is the switch: a tool whose `task=` is
+  `AsksInsideTheTask(...)` (two of the official suite's fixtures), or every tool
+  in a variant and some mutants, has the task made first and asks through `tasks/get`, which is legal too, and
+  such a client is refused when the task would be made: its worker has no
+  client to check capabilities against.
 - **Signature order (BAT-4).** A leg's requests are stored in a hash, which
   does not keep their order, so `tasks/get` puts each waiting task's requests
   back in the order its tool declares them.
@@ -19,49 +29,85 @@ This module reads fastmcp-tasks' store through its private helpers; every
 fastmcp-tasks release pins fastmcp to its own version, so the pair moves together.
 """
 
+
 from __future__ import annotations
 
+import contextvars
+from dataclasses import dataclass
 from typing import Any
 
 from fastmcp.exceptions import NotFoundError
 from fastmcp.server.context import Context
 from fastmcp.server.dependencies import _is_client_tool_call
-from fastmcp.utilities.tasks import TASKS_EXTENSION_ID
-from fastmcp_tasks import TasksExtension
+from fastmcp.utilities.tasks import TASKS_EXTENSION_ID, TaskConfig
+from fastmcp_tasks import TasksExtension, creation
 from fastmcp_tasks.context import get_task_scope
 from fastmcp_tasks.creation import registered_component_for_key
 from fastmcp_tasks.handlers import _lookup_task
-from fastmcp_tasks.input_store import _read_outstanding_map
+from fastmcp_tasks.input_store import _read_outstanding_map, store_outstanding
 from fastmcp_tasks.keys import parse_task_key
 from fastmcp_tasks.models import GetTaskParams, GetTaskResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elicit_conformance.reference.serve import declares_form_elicitation, missing_form_elicitation
+from elicit_conformance.reference.rounds import State
+from elicit_conformance.reference.serve import (
+    asking_before_a_task,
+    declares_form_elicitation,
+    missing_form_elicitation,
+)
+
+@dataclass
+class AsksInsideTheTask(TaskConfig):
+    """The task configuration of a tool whose tasked calls make the task first and ask
+    inside it, through `tasks/get`; every other tool asks before its task. The official
+    suite's `tasks-mrtr-input` needs such tools, its `tasks-mrtr-composition` the other kind."""
+
+
+#: The answers a task being made starts from (see `_carrying`).
+_CARRIED: contextvars.ContextVar[State | None] = contextvars.ContextVar("elicit_carried", default=None)
 
 
 class DeclarativeTasks(TasksExtension):
-    """The tasks extension, with the capability rule and question order of declared tools."""
+    """The tasks extension, asking a declared tool's questions before its task, in order."""
+
+    def asks_before_the_task(self, tool: Any) -> bool:
+        """Whether a tasked call's questions go out in foreground rounds before the task
+        is made (recommended), or inside the task made at once (also legal)."""
+        return not isinstance(tool.task_config, AsksInsideTheTask)
 
     async def intercept_tool_call(self, params: Any, context: Context, call_next: Any) -> Any:
-        names = await self._questions_of_task(params, context)
-        if names and not declares_form_elicitation(context):
-            raise missing_form_elicitation(names)
-        return await super().intercept_tool_call(params, context, call_next)
+        tool, names = await self._questions_of_task(params, context)
+        if not names:
+            return await super().intercept_tool_call(params, context, call_next)
+        if not self.asks_before_the_task(tool):
+            # A task made first asks in its worker, which has no client to check: refuse now.
+            if not declares_form_elicitation(context):
+                raise missing_form_elicitation(names)
+            return await super().intercept_tool_call(params, context, call_next)
+        with asking_before_a_task() as handoff:
+            answer = await call_next()
+        if handoff.state is None:
+            return answer  # a round still asking, or the call's own error: no task yet
+        token = _CARRIED.set(handoff.state)
+        try:
+            return await super().intercept_tool_call(params, context, call_next)
+        finally:
+            _CARRIED.reset(token)
 
-    async def _questions_of_task(self, params: Any, context: Context) -> list[str]:
-        """The declared questions of the tool this call would run as a task, if it would."""
+    async def _questions_of_task(self, params: Any, context: Context) -> tuple[Any, list[str]]:
+        """The tool this call would run as a task, if it would, and its declared questions."""
         rc = context.request_context
         if rc is None or rc.protocol_version not in MODERN_PROTOCOL_VERSIONS or not _is_client_tool_call():
-            return []
+            return None, []
         if context.client_extension_settings(TASKS_EXTENSION_ID) is None:
-            return []
+            return None, []
         try:
             tool = await context.fastmcp.get_tool(params.name)
         except NotFoundError:
-            return []
+            return None, []
         if tool is None or not tool.task_config.supports_tasks():
-            return []
-        return [q.name for q in _declared(tool)]
+            return None, []
+        return tool, [q.name for q in _declared(tool)]
 
     async def _handle_get(self, ctx: Any, params: GetTaskParams) -> GetTaskResult:
         result = await super()._handle_get(ctx, params)
@@ -75,6 +121,22 @@ class DeclarativeTasks(TasksExtension):
         asks = await _read_outstanding_map(docket, scope, params.task_id, leg)
         ordered = sorted(result.input_requests.items(), key=lambda item: order.get(asks.get(item[0], ""), len(order)))
         return result.model_copy(update={"input_requests": dict(ordered)})
+
+
+def _carrying(save_current_leg: Any) -> Any:
+    """fastmcp-tasks' `save_current_leg`, which `create_task` calls with the new
+    task's id before it enqueues the first leg, also writing the answers the task
+    starts from as its carried `request_state` (what a leg that asked would store)."""
+
+    async def saved(docket: Any, task_scope: Any, task_id: str, *args: Any, **kwargs: Any) -> None:
+        await save_current_leg(docket, task_scope, task_id, *args, **kwargs)
+        if (state := _CARRIED.get()) is not None:
+            await store_outstanding(docket, task_scope, task_id, 1, {}, state.encode())
+
+    return saved
+
+
+creation.save_current_leg = _carrying(creation.save_current_leg)
 
 
 def _declared(tool: Any) -> tuple[Any, ...]:

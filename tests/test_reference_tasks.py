@@ -1,6 +1,8 @@
 """The reference's background tasks beyond what the catalog's `task=True` tools
-show: a tool declared `task=TaskConfig(mode="required")` asks its questions
-through the task too, and without the tasks extra the reference serves no task.
+show: a tool declared `task=TaskConfig(mode="required")` asks its questions in
+foreground rounds and then makes the task (the tasks extension's recommended
+composition), one declared `AsksInsideTheTask(mode="required")` makes the task
+first and asks through it, and without the tasks extra the reference serves no task.
 """
 
 from __future__ import annotations
@@ -23,14 +25,15 @@ def which_airport(destination: str) -> Elicit[str]:
     return Elicit(f"Which airport in {destination}?", response_type=str)
 
 
-def _required_mode_app() -> tuple[DeclarativeFastMCP, list[tuple[str, str]]]:
-    from elicit_conformance.reference.tasks import DeclarativeTasks
+def _required_mode_app(inside: bool) -> tuple[DeclarativeFastMCP, list[tuple[str, str]]]:
+    from elicit_conformance.reference.tasks import AsksInsideTheTask, DeclarativeTasks
 
     app = DeclarativeFastMCP("required-tasks")
     app.add_extension(DeclarativeTasks())
     ran: list[tuple[str, str]] = []
+    config = AsksInsideTheTask if inside else TaskConfig
 
-    @app.tool(task=TaskConfig(mode="required", poll_interval=timedelta(milliseconds=20)))
+    @app.tool(task=config(mode="required", poll_interval=timedelta(milliseconds=20)))
     def book_airport(
         destination: Annotated[str, Elicit("Where would you like to fly?")],
         airport: Annotated[str, Elicit(which_airport)],
@@ -41,13 +44,14 @@ def _required_mode_app() -> tuple[DeclarativeFastMCP, list[tuple[str, str]]]:
     return app, ran
 
 
-def test_a_required_mode_task_tool_asks_through_the_task() -> None:
+@pytest.mark.parametrize("inside", [False, True], ids=["asks-then-task", "task-then-asks"])
+def test_a_required_mode_task_tool_asks_in_its_flow(inside: bool) -> None:
     if not TASKS_SERVED:
         from elicit_conformance.reference import app as reference
 
         assert reference.TASK is False, "without fastmcp-tasks the reference must run its tools in the foreground"
         return
-    app, ran = _required_mode_app()  # the catalog's book_airport, tasks required
+    app, ran = _required_mode_app(inside)  # the catalog's book_airport, tasks required
     answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "ORY"}}
 
     async def book() -> tuple[Any, Any]:
@@ -65,6 +69,12 @@ def test_a_required_mode_task_tool_asks_through_the_task() -> None:
     assert run.task_id is not None and run.error is None, run
     assert [[a.param for a in asked] for asked in run.rounds] == [["destination"], ["airport"]], run.rounds
     assert run.text == "Paris/ORY" and ran == [("Paris", "ORY")], (run.result, ran)
+    if inside:  # the task first: no foreground round, both questions through tasks/get
+        assert not run.asks and run.statuses.count("input_required") >= 2, (run.asks, run.statuses)
+    else:  # two foreground rounds with no taskId; the completing one makes the task, which never asks
+        assert len(run.asks) == 2 and not any("taskId" in r for r in run.asks), run.asks
+        assert "input_required" not in run.statuses, run.statuses
+        assert run.created.get("resultType") == "task" and not {"requestState", "inputRequests"} & set(run.created), run.created
     # mode="required": a client that does not opt into tasks is refused (-32021, naming
     # the extension to declare), and nothing runs.
     assert isinstance(foreground, RpcError) and foreground.error["code"] == -32021, foreground

@@ -27,10 +27,10 @@ def test_a_question_reworded_in_the_reference_alone(tmp_path: Path) -> None:
 
     first = run(tmp_path / "first", *options, env=env)
     assert first.returncode == 1, first.output[-3000:]
-    failed = {c["test_id"] for c in first.index["cases"] if c["status"] != "pass"}
+    failed = {c["test_id"] for c in first.judged_cases() if c["status"] != "pass"}
     assert failed and all("TYP-7" in c or "typ_7" in c for c in failed), failed
     # Every failure names the catalog's question the reworded one stands for.
-    for case in (c for c in first.index["cases"] if c["status"] != "pass"):
+    for case in (c for c in first.judged_cases() if c["status"] != "pass"):
         assert "the nearest is 'cabin': 'Which cabin class would you like?'" in case["message"], case["message"]
     # The change on the wire, apart from the verdicts: only these cases', as short diffs.
     changed = {c["test_id"] for c in first.index["cases"] if c["golden_found"] == "changed"}

@@ -2,8 +2,11 @@
 
 - Two processes sharing the seal key, the app's records and one redis-server
   (the task store): every multi-round scenario, its rounds alternating between
-  them, ends as on one process; so does every tasked scenario, its `tasks/get`
-  and `tasks/update` alternating; and the whole suite through HAProxy
+  them, ends as on one process; so does every tasked scenario in both flows the
+  reference has: asking in foreground rounds and then making the task (its
+  rounds, the creation and the polls spread over both), and, served by the
+  variant `asks_inside_the_task`, making the task first, its `tasks/get` and
+  `tasks/update` alternating; and the whole suite through HAProxy
   (docs/haproxy.cfg: round-robin, sticky by Mcp-Session-Id) gives the same
   verdicts and golden transcripts, with rounds and task legs on both processes.
 - Two processes with different keys: the continuation is rejected clearly; two
@@ -43,30 +46,42 @@ TASKED = [case_id for case_id, s in SCENARIOS.items() if CATALOG.tools[s.tool].t
 DOCKET_URL = "FASTMCP_DOCKET_URL"
 #: One task wait in these tests, in seconds.
 TASK_DEADLINE = 60.0
+#: The reference asks a tasked call's questions before it makes the task; this variant
+#: of it makes the task first and asks inside it, which is where legs can part.
+REFERENCE = "elicit_conformance.reference.asgi:asgi"
+TASK_FIRST = "elicit_conformance.fixtures.variants.asks_inside_the_task:asgi"
 
 
 def _base(url: str) -> str:
     return url.removesuffix("/mcp")
 
 
-def _servers(tmp: Path, keys: tuple[str, str], docket: str | None = None) -> list[LocalServer]:
+def _servers(tmp: Path, keys: tuple[str, str], docket: str | None = None, app: str = REFERENCE) -> list[LocalServer]:
     records = str(tmp / "records.sqlite")
     tasks = {DOCKET_URL: docket} if docket else {}
     return [
-        LocalServer("elicit_conformance.reference.asgi:asgi", env={SEAL_VAR: key, RECORDS: records, **tasks},
-                    log=tmp / f"server-{n}.log")
+        LocalServer(app, env={SEAL_VAR: key, RECORDS: records, **tasks}, log=tmp / f"server-{n}.log")
         for n, key in enumerate(keys)
     ]
 
 
-@pytest.fixture(scope="module")
-def shared_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    tmp = tmp_path_factory.mktemp("shared-key")
+def _deployment(tmp: Path, app: str) -> Iterator[list[str]]:
+    """Two processes of `app` sharing a seal key, records and a redis-server: their URLs."""
     key = uuid.uuid4().hex
     with RedisServer(tmp / "redis.log") as redis:
-        servers = _servers(tmp, (key, key), redis.url)
+        servers = _servers(tmp, (key, key), redis.url, app)
         with servers[0], servers[1]:
             yield [s.url for s in servers]
+
+
+@pytest.fixture(scope="module")
+def shared_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    yield from _deployment(tmp_path_factory.mktemp("shared-key"), REFERENCE)
+
+
+@pytest.fixture(scope="module")
+def task_first(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    yield from _deployment(tmp_path_factory.mktemp("task-first"), TASK_FIRST)
 
 
 class Alternating:
@@ -117,20 +132,34 @@ def _foreground_without_tasks(result: Run) -> bool:
     return True
 
 
+@pytest.mark.parametrize("flow", ["asks-then-task", "task-then-asks"])
 @pytest.mark.parametrize("case_id", TASKED)
-def test_sec_4_task_legs_spread_over_processes_sharing_redis(shared_key: list[str], case_id: str,
-                                                            tmp_path: Path) -> None:
-    """One client, one request at a time, through HAProxy's round-robin: the task's
-    tasks/get and tasks/update alternate between the processes."""
-    with HAProxy(tmp_path / "haproxy.log", [_base(url) for url in shared_key]) as balancer:
+def test_sec_4_task_legs_spread_over_processes_sharing_redis(request: pytest.FixtureRequest, case_id: str,
+                                                            flow: str, tmp_path: Path) -> None:
+    """One client, one request at a time, through HAProxy's round-robin. Asked before
+    the task: the rounds, the creation and the polls spread over the processes (the
+    answers the task starts from are in Redis, not in the process that made it). Made
+    first: the task's own tasks/get and tasks/update alternate between them."""
+    urls = request.getfixturevalue("shared_key" if flow == "asks-then-task" else "task_first")
+    with HAProxy(tmp_path / "haproxy.log", [_base(url) for url in urls]) as balancer:
         result = anyio.run(functools.partial(_tasked, balancer.url), case_id, uuid.uuid4().hex[:8])
-        legs = [r.server for r in balancer.routed() if r.task == result.task_id]
+        routed = balancer.routed()
     if _foreground_without_tasks(result):
         return
-    assert result.task_id is not None, result
     check_rounds(result, SCENARIOS[case_id], MODERN)
     check_outcome(result, SCENARIOS[case_id], f"{case_id}/clear")
-    assert len(legs) >= 2 and set(legs) == {"one", "two"}, f"task {result.task_id}'s legs went to {legs}"
+    task = [r.server for r in routed if r.task == result.task_id]
+    if flow == "asks-then-task":
+        assert result.asks and "input_required" not in result.statuses, (result.asks, result.statuses)
+        legs = [r.server for r in routed if r.method == "tools/call"] + task
+        assert set(legs) == {"one", "two"}, f"the call's requests went to {legs}"
+        # A call refused by the round that would complete it (a required question declined,
+        # an answer that does not fit) ends there: no task is made for work that cannot run.
+        made = SCENARIOS[case_id].expect.result is not None
+        assert (result.task_id is not None and task) if made else result.task_id is None, (result, task)
+    else:
+        assert result.task_id is not None and not result.asks, result
+        assert len(task) >= 2 and set(task) == {"one", "two"}, f"task {result.task_id}'s legs went to {task}"
 
 
 async def _tasked(url: str, case_id: str, run_id: str) -> TaskRun:
@@ -148,7 +177,8 @@ def test_sec_4_on_memory_task_stores_another_process_does_not_know_the_task(tmp_
     async def create_then_poll_elsewhere(urls: list[str]) -> tuple[dict[str, Any], Any]:
         async with load_target(urls[0], "test").connect(MODERN, Transcript(), tasks=True) as first, \
                 load_target(urls[1], "test").connect(MODERN, Transcript(), tasks=True) as second:
-            created = await first.call_tool("book_airport", {})
+            # A task with no questions: made at once (a tool that asks makes it after its rounds).
+            created = await first.call_tool("slow_compute", {"seconds": 0})
             if created.get("resultType") != "task":
                 return created, None
             try:
