@@ -153,14 +153,16 @@ async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
           f"the call returned {brief(run.text)}; the round-1 answer 'Paris' must reach the result 'Paris/CDG'")
 
 
-@pytest.mark.checks("DIG-4", "ORD-6")
+@pytest.mark.checks("DIG-4", "DIG-4/ignore", "ORD-6")
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_credited(
     case: Case, era: str,
 ) -> None:
     """Round 2 re-sends round 1's key with another value and adds a key never
-    asked: neither may change what the call ends with."""
+    asked: neither may change what the call ends with. The server should ignore
+    them and go on (DIG-4/ignore); refusing the retry credits nothing either, so
+    it only warns."""
 
     async def meddle(number: int, run: Run, params: dict[str, Any]) -> dict[str, Any]:
         responses = dict(params["inputResponses"])
@@ -169,6 +171,10 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
         return {**params, "inputResponses": responses}
 
     run = await case.run("ORD-1", era, on_round=meddle)
+    if run.error is not None and not run.gave_up:  # a JSON-RPC refusal; a tool error is judged below
+        should("DIG-4/ignore", False, f"the retry carrying answers under keys its round did not ask was refused: "
+               f"{brief(run.error)}; the server should ignore what it did not ask for and go on")
+        return
     check("ORD-6", run.asked_params == [["destination"], ["airport"]],
           f"with round 1's answer re-sent as 'Rome', the server asked {run.asked_params}; "
           "the catalog's rounds are [['destination'], ['airport']]")
