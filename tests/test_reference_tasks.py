@@ -17,7 +17,8 @@ from fastmcp.utilities.tasks import TaskConfig
 
 from elicit_conformance.driver import Script, drive_task
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
-from elicit_conformance.wire import MODERN, RpcError, Transcript, connect
+from elicit_conformance.revisions import MODERN
+from elicit_conformance.wire import RpcError, Transcript, connect
 from tests.suite import TASKS_SERVED
 
 

@@ -18,8 +18,9 @@ from elicit_conformance.checks import LISTING_VARIES, listing, rounds_said, sche
 from elicit_conformance.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
+from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check, should
-from elicit_conformance.wire import HANDSHAKE, MODERN, NO_FORM, RpcError, missing_tools
+from elicit_conformance.wire import NO_FORM, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from elicit_conformance.case import Case, async_case
-from elicit_conformance.wire import MODERN
+from elicit_conformance.revisions import MODERN
 
 
 @pytest.mark.checks("INFO/keys", "INFO/state-bytes")

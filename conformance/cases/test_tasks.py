@@ -21,8 +21,9 @@ from elicit_conformance.checks import check_outcome, check_rounds, rounds_said, 
 from elicit_conformance.driver import (
     Episode, Script, TaskRun, as_object, drive_task, poll_task, read_requests,
 )
+from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check
-from elicit_conformance.wire import HANDSHAKE, MODERN, NO_FORM, RpcError
+from elicit_conformance.wire import NO_FORM, RpcError
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.
