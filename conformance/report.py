@@ -28,6 +28,7 @@ from typing import Any
 
 from elicit_conformance.requirements import Table
 from elicit_conformance.snapshot import Found, render
+from elicit_conformance.verdict import SHOULD_NOT_MET
 
 class Status(StrEnum):
     """A case's verdict, worst first: the order the summary lists them in."""
@@ -45,8 +46,7 @@ class Status(StrEnum):
 
 #: The cases a baseline written from the run lists: those that do not pass.
 FAILING = (Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.EXPECTED)
-#: A verdict-table cell may also say that a SHOULD row's warning fired.
-SHOULD_NOT_MET = "should not met"
+#: A verdict-table cell may also say that a SHOULD row's warning fired (SHOULD_NOT_MET).
 _CELLS = (
     Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.STALE, Status.EXPECTED,
     SHOULD_NOT_MET, Status.PASS, Status.NOT_IMPLEMENTED, Status.SKIPPED, Status.NOT_RUN,
