@@ -143,9 +143,10 @@ _HANDOFF: contextvars.ContextVar[Handoff | None] = contextvars.ContextVar("elici
 def asking_before_a_task() -> Iterator[Handoff]:
     """Run a modern leg in the foreground whose body, once every value is known,
     belongs to a task: the `Handoff` holds the answers if the leg completed."""
-    token = _HANDOFF.set(Handoff())
+    handoff = Handoff()
+    token = _HANDOFF.set(handoff)
     try:
-        yield _HANDOFF.get()  # type: ignore[misc]
+        yield handoff
     finally:
         _HANDOFF.reset(token)
 

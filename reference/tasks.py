@@ -18,9 +18,9 @@ state and answers in its store, so the engine can ask in a task exactly as on
   foreground round that would ask it (TASK-5), as any 2026-07-28 call is.
   `asks_before_the_task` is the switch: a tool whose `task=` is
   `AsksInsideTheTask(...)` (two of the official suite's fixtures), or every tool
-  in a variant and some mutants, has the task made first and asks through `tasks/get`, which is legal too, and
-  such a client is refused when the task would be made: its worker has no
-  client to check capabilities against.
+  in a variant and some mutants, has the task made first and asks through
+  `tasks/get`, which is legal too; such a client is then refused when the task
+  would be made, since its worker has no client to check capabilities against.
 - **Signature order (BAT-4).** A leg's requests are stored in a hash, which
   does not keep their order, so `tasks/get` puts each waiting task's requests
   back in the order its tool declares them.
@@ -28,7 +28,6 @@ state and answers in its store, so the engine can ask in a task exactly as on
 This module reads fastmcp-tasks' store through its private helpers; every
 fastmcp-tasks release pins fastmcp to its own version, so the pair moves together.
 """
-
 
 from __future__ import annotations
 
@@ -55,6 +54,7 @@ from elicit_conformance.reference.serve import (
     declares_form_elicitation,
     missing_form_elicitation,
 )
+
 
 @dataclass
 class AsksInsideTheTask(TaskConfig):
