@@ -53,6 +53,8 @@ import anyio
 import pytest
 
 RECORD, SELECT, SELECTION = "ELICIT_FOOTPRINT_RECORD", "ELICIT_FOOTPRINT_SELECT", "ELICIT_FOOTPRINT_SELECTION"
+#: The mutant a selecting run judges (its name in `fixtures/mutants`).
+MUTANT = "ELICIT_FOOTPRINT_MUTANT"
 SESSION = "<session>"
 
 
@@ -119,18 +121,25 @@ class Recorder:
 
 
 class Footprints:
-    """Recordings united, inverted: for each code key, the cases that called it."""
+    """Recordings united, inverted: for each code key, the cases that called it; and for
+    each mutant tests/shadow.py ran beside the reference, the cases where it diverged."""
 
-    def __init__(self, cases: list[str], reach: dict[str, list[int]], components: dict[str, list[str]] | None) -> None:
+    def __init__(self, cases: list[str], reach: dict[str, list[int]], components: dict[str, list[str]] | None,
+                 diverged: dict[str, list[str]] | None = None) -> None:
         self.cases = cases
         self.reach = reach
         self.components = components
+        self.diverged = diverged or {}
 
     @classmethod
-    def united(cls, recordings: Iterable[Path]) -> Footprints:
+    def united(cls, recordings: Iterable[Path], shadows: Iterable[Path] = ()) -> Footprints:
         cases: dict[str, int] = {}
         reach: dict[str, set[int]] = {}
         components: dict[str, list[str]] | None = None
+        diverged: dict[str, set[str]] = {}
+        for path in shadows:
+            for name, where in json.loads(path.read_text())["diverged"].items():
+                diverged.setdefault(name, set()).update(where)
         for path in recordings:
             data = json.loads(path.read_text())
             keys = data["keys"]
@@ -139,14 +148,16 @@ class Footprints:
                 for i in indices:
                     reach.setdefault(keys[i], set()).add(case)
             components = data["components"]
-        return cls(list(cases), {k: sorted(v) for k, v in reach.items()}, components)
+        return cls(list(cases), {k: sorted(v) for k, v in reach.items()}, components,
+                   {name: sorted(where) for name, where in diverged.items()})
 
     @classmethod
     def load(cls, path: Path) -> Footprints:
         return cls(**json.loads(path.read_text()))
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps({"cases": self.cases, "reach": self.reach, "components": self.components}))
+        path.write_text(json.dumps({"cases": self.cases, "reach": self.reach, "components": self.components,
+                                    "diverged": self.diverged}))
 
     def cases_reaching(self, keys: set[str]) -> set[str]:
         return {self.cases[i] for k in keys for i in self.reach.get(k, ())}
@@ -219,10 +230,11 @@ def replaced_code(original: Any) -> str | None:
 class Selector:
     """Run only the cases a mutant's replacements can change."""
 
-    def __init__(self, footprints: Footprints, out: Path | None, beside: Beside) -> None:
+    def __init__(self, footprints: Footprints, out: Path | None, beside: Beside, mutant: str | None) -> None:
         self.footprints = footprints
         self.out = out
         self.beside = beside
+        self.mutant = mutant
         #: The session's replacements judged harmless: they must stay so until the first case.
         self.built_alike: set[str] = set()
 
@@ -252,14 +264,20 @@ class Selector:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         why, replaced = self._why_whole(config)
+        diverged = None
         if why is None:
-            reaching, recorded = self.footprints.cases_reaching(replaced), set(self.footprints.cases)
+            # Of the cases reaching its replacements, those where they did something else
+            # (tests/shadow.py), where they were run beside the reference.
+            diverged = self.footprints.diverged.get(self.mutant) if self.mutant else None
+            reaching = self.footprints.cases_reaching(replaced) if diverged is None else set(diverged)
+            recorded = set(self.footprints.cases)
             left = [item for item in items if item.nodeid not in reaching and item.nodeid in recorded]
             if left:
                 config.hook.pytest_deselected(items=left)
                 items[:] = [item for item in items if item.nodeid not in {i.nodeid for i in left}]
         if self.out is not None:
-            self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items]}))
+            self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items],
+                                            "shadowed": diverged is not None}))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> None:
@@ -312,5 +330,5 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_recorder, "elicit-footprint-record")
     elif path := os.environ.get(SELECT):
         out = os.environ.get(SELECTION)
-        selector = Selector(Footprints.load(Path(path)), Path(out) if out else None, _beside)
+        selector = Selector(Footprints.load(Path(path)), Path(out) if out else None, _beside, os.environ.get(MUTANT))
         config.pluginmanager.register(selector, "elicit-footprint-select")

@@ -2,20 +2,22 @@
 exactly the cases it is meant to fail, and every MUST row kills some mutant.
 
 Not by a whole suite per mutant: the cases a mutant can change are those that
-call what it replaced (tests/footprint.py). So the reference's suite runs once
-with every case's footprint recorded (the generated attacks on both fuzz
-profiles), and each mutant runs only the cases whose footprint holds one of
-its originals; every other case runs on the mutant exactly as on the reference,
-which passes it. Where that cannot be claimed (the mutant replaces something
-called at import, or nothing through `patch()`), its whole suite runs. The
-claim itself is checked on every run: a sample of mutants also runs whole, and
-must give the same verdicts.
+call what it replaced (tests/footprint.py), and of those, where it replaced a
+function of the sans-IO engine, only the cases in which its replacement did
+something else than the original when run beside it (tests/shadow.py). So the
+reference's suite runs once with every case's footprint recorded and every such
+replacement run beside it (the generated attacks on both fuzz profiles), and
+each mutant runs only the cases it can change; every other case runs on the
+mutant exactly as on the reference, which passes it. Where that cannot be
+claimed (the mutant replaces something called at import, or nothing through
+`patch()`), its whole suite runs. The claim itself is checked on every run: a
+sample of mutants also runs whole, and must give the same verdicts.
 
 Runs are children of the warm interpreter (`tests.suite.start`), three at a
 time; a mutant marked `SERVE = "http"` is judged at the URL its `asgi` is
 served on by uvicorn. A mutant that claims no SEC row runs the generated attacks
 on their `quick` profile: it is checked not to fail them, on fewer examples; one
-that claims SEC rows gets the full `ci` profile it must fail.
+that claims SEC rows gets the `ci` examples it must fail (profile `kill`: unshrunk).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ import pytest
 from elicit_conformance.fixtures.mutants import Mutant, catalogue
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import Table
-from tests.footprint import RECORD, SELECT, SELECTION, Footprints
+from tests.footprint import MUTANT, RECORD, SELECT, SELECTION, Footprints
+from tests.shadow import SHADOW
 from tests.suite import TASKS_SERVED, SuiteRun, run
 
 #: The mutants this installation can import (the `task_*` ones need the tasks extra).
@@ -49,6 +52,8 @@ _ENTRY = re.compile(r"^(?P<id>\*|[\w/-]+)(?:\[(?P<revision>[\d-]+)\])?$")
 #: Every mutant run: the footprint plugin; and not pytest's hunt for unraisable exceptions,
 #: two full collections at exit (0.2 s a run) for warnings no mutant's verdict reads.
 FOOTPRINT = ("-p", "tests.footprint", "-p", "no:unraisableexception")
+#: The reference's recorded runs also run the engine's replacements beside it.
+SHADOWED = ("-p", "tests.shadow")
 
 
 def covers(entry: str, case: dict) -> bool:
@@ -87,19 +92,20 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     mutants = [m for m in MUTANTS if m.name in chosen] or MUTANTS
     # The reference, recorded: the whole suite, and the generated attacks on the other profile.
     recordings = {"quick": tmp / "footprint-quick.json", "ci": tmp / "footprint-ci.json"}
+    shadows = {profile: path.with_name(f"shadow-{profile}.json") for profile, path in recordings.items()}
     united = tmp / "footprints.json"
 
     def record(profile: str) -> SuiteRun:
         only = [] if profile == "quick" else ["-k", "generated_attacks"]
-        return run(tmp / f"reference-{profile}", *FOOTPRINT, *only,
-                   env={"ELICIT_FUZZ": profile, RECORD: str(recordings[profile])})
+        return run(tmp / f"reference-{profile}", *FOOTPRINT, *SHADOWED, *only,
+                   env={"ELICIT_FUZZ": profile, RECORD: str(recordings[profile]), SHADOW: str(shadows[profile])})
 
     def judge(mutant: Mutant, select: bool) -> tuple[str, Judged]:
         strict = ["--conformance-strict"] if mutant.strict else []
         directory = tmp / (mutant.name if select else f"{mutant.name}-whole")
         env = {"ELICIT_FUZZ": _fuzz(mutant)}
         if select:
-            env |= {SELECT: str(united), SELECTION: str(directory / "selection.json")}
+            env |= {SELECT: str(united), SELECTION: str(directory / "selection.json"), MUTANT: mutant.name}
         with served(mutant, directory) as target:
             result = run(directory, *FOOTPRINT, f"--server={target}", *strict, env=env)
         selection = directory / "selection.json"
@@ -117,7 +123,7 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         reference = list(pool.map(record, recordings))
-        Footprints.united(recordings.values()).save(united)
+        Footprints.united(recordings.values(), shadows.values()).save(united)
         judged = dict(pool.map(lambda m: judge(m, True), mutants))
         narrowest = sorted((m for m in mutants if judged[m.name].whole is None), key=lambda m: len(judged[m.name].ran))
         checked = {name: result.run for name, result in pool.map(lambda m: judge(m, False), narrowest[:SAMPLE])}
@@ -125,8 +131,10 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def _fuzz(mutant: Mutant) -> str:
+    """`kill` (the `ci` examples, unshrunk: only failing counts here) for a mutant that may
+    be meant to fail the generated attacks; `quick` for one checked not to fail them."""
     claims_sec = any(_ENTRY.match(e)["id"] == "*" or e.startswith("SEC-") for e in mutant.breaks)
-    return "ci" if claims_sec else "quick"
+    return "kill" if claims_sec else "quick"
 
 
 def test_the_reference_fails_no_case_while_recorded(matrix: Matrix) -> None:

@@ -30,7 +30,9 @@ examples on every run, at least 1,000 rounds; `deep` is random, ten times
 longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
 `quick` is derandomized too, a tenth of `ci`'s examples and none of the
 explicit ones, for the suite's own CI where a server not meant to fail this
-case runs the whole suite (tests/test_mutants.py).
+case runs the whole suite (tests/test_mutants.py); `kill` is `ci` ending at the
+first failing example, unshrunk, for the suite's own CI where a server must fail
+this case.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from typing import Any
 
 import anyio.from_thread
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from elicit_conformance.case import Case, body_run_count
@@ -58,6 +60,9 @@ PROFILES = {
     "quick": (settings(max_examples=45, derandomize=True, database=None, deadline=None,
                        suppress_health_check=list(HealthCheck)), 100),
 }
+#: `ci`'s examples, ending at the first that fails, unshrunk: for the suite's own CI, where a
+#: server meant to fail this case need only be seen to fail it (tests/test_mutants.py).
+PROFILES["kill"] = (settings(PROFILES["ci"][0], phases=[Phase.explicit, Phase.reuse, Phase.generate]), 1000)
 PROFILE_NAME = os.environ.get("ELICIT_FUZZ", "ci")
 PROFILE, MIN_ROUNDS = PROFILES[PROFILE_NAME]
 TOOL = "book_reworded"
@@ -274,7 +279,8 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
                 raise abandoned.error from None
             except CheckFailed as error:
                 smallest = failing[-1].said() if failing else "not recorded"
-                raise CheckFailed(error.row, f"{error.sentence} Smallest failing example: {smallest}") from None
+                which = "First" if PROFILE_NAME == "kill" else "Smallest"
+                raise CheckFailed(error.row, f"{error.sentence} {which} failing example: {smallest}") from None
     case.inform("INFO/fuzz", {"rounds": tally.rounds, "examples": tally.examples, **tally.outcomes})
     check("SEC-3", bool(tally.outcomes.get("completed")),
           f"none of {tally.examples} generated calls completed ({tally.outcomes}), though most of their "
