@@ -23,13 +23,18 @@ This plugin does both halves, in a child suite run (`-p tests.footprint`):
   which calls none of its code); the session calls one and may have built
   another server with it; or the server lists other tools, prompts or
   resources than the reference did (a mutant that adds to the app).
+  Of the cases reaching a replaced engine function, a mutant tests/shadow.py
+  ran beside the reference runs only those where it did something else.
 
 The session's calls are what import builds the server with. A replaced
 function of the sans-IO engine (`PURE`: no state, no I/O, a result from its
 arguments alone) is run beside its original until the first case; where every
 such call gave the original's result (or raised as it did), the server was
 built as the reference's was, and the cases it can change are again those
-that call the original.
+that call the original. A replaced seam that builds prompts and resources and
+nothing else (`BUILDS_PROMPTS_AND_RESOURCES`) may build them otherwise: with
+the tools listed exactly as the reference lists them, what it changed is seen
+only by the cases that list, get or read prompts or resources.
 
 What the claim assumes, and `tests/test_mutants.py` checks on a sample by
 running those mutants' whole suite: each case's code path on the reference is
@@ -218,6 +223,23 @@ class Beside:
         return beside
 
 
+#: The seams that build prompts and resources, and nothing else: serve.py registers tools
+#: through other code, and the tools' listing is compared besides. What they build is seen
+#: only by a case that lists, gets or reads a prompt or a resource (or calls them itself).
+BUILDS_PROMPTS_AND_RESOURCES = frozenset({
+    "DeclarativeFastMCP.prompt", "DeclarativeFastMCP.resource", "elicit_conformance.reference.serve._refuse_markers",
+})
+
+
+def sees_prompts_and_resources() -> set[str]:
+    """fastmcp's handlers of the requests that list, get or read prompts and resources."""
+    from fastmcp.server.mixins.mcp_operations import MCPOperationsMixin
+
+    handlers = ("_on_list_prompts", "_on_get_prompt", "_on_list_resources", "_on_list_resource_templates",
+                "_on_read_resource")
+    return {key(getattr(MCPOperationsMixin, name).__code__) for name in handlers}
+
+
 def replaced_code(original: Any) -> str | None:
     """The code key of a replaced function or method. None for anything else: a
     class, say, is used without calling any code of its own (`isinstance`), so no
@@ -237,6 +259,8 @@ class Selector:
         self.mutant = mutant
         #: The session's replacements judged harmless: they must stay so until the first case.
         self.built_alike: set[str] = set()
+        #: Whether the session called replacements that build only prompts and resources.
+        self.scoped = False
 
     def _why_whole(self, config: pytest.Config) -> tuple[str | None, set[str]]:
         from elicit_conformance.fixtures.mutants import PATCHED
@@ -250,15 +274,21 @@ class Selector:
             if found is None:
                 return f"{label} is not a function, whose calls a recording sees", set()
             if SESSION in self.footprints.cases_reaching({found}):
-                if not inspect.ismodule(owner) or owner.__name__ not in PURE:
+                if label in BUILDS_PROMPTS_AND_RESOURCES:
+                    self.scoped = True
+                elif not inspect.ismodule(owner) or owner.__name__ not in PURE:
                     return f"{label} is called outside any case (at import or before the first case)", set()
                 if label in self.beside.differed:
                     return f"{label} gave another result than the reference's while the server was built", set()
                 self.built_alike.add(label)
             replaced.add(found)
-        listed = components(_target(config))
-        if listed is None or listed != self.footprints.components:
-            return "its server lists other tools, prompts or resources than the reference (or cannot say)", set()
+        listed, recorded = components(_target(config)), self.footprints.components
+        if listed is None or recorded is None:
+            return "its server cannot say what it lists", set()
+        if listed["tools"] != recorded["tools"]:
+            return "its server lists other tools than the reference", set()
+        if listed != recorded and not self.scoped:
+            return "its server lists other prompts or resources than the reference", set()
         return None, replaced
 
     @pytest.hookimpl(trylast=True)
@@ -270,14 +300,17 @@ class Selector:
             # (tests/shadow.py), where they were run beside the reference.
             diverged = self.footprints.diverged.get(self.mutant) if self.mutant else None
             reaching = self.footprints.cases_reaching(replaced) if diverged is None else set(diverged)
+            if self.scoped:
+                reaching |= self.footprints.cases_reaching(sees_prompts_and_resources())
             recorded = set(self.footprints.cases)
             left = [item for item in items if item.nodeid not in reaching and item.nodeid in recorded]
             if left:
                 config.hook.pytest_deselected(items=left)
                 items[:] = [item for item in items if item.nodeid not in {i.nodeid for i in left}]
         if self.out is not None:
-            self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items],
-                                            "shadowed": diverged is not None}))
+            by = None if why else "divergence" if diverged is not None else "prompts and resources" \
+                if self.scoped else "footprint"
+            self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items], "by": by}))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> None:
@@ -305,7 +338,9 @@ def components(target: Any) -> dict[str, list[str]] | None:
 
     async def listed() -> dict[str, list[str]]:
         return {
-            "tools": sorted(t.name for t in await server.list_tools()),
+            # Each tool as a client sees it listed, not its name alone.
+            "tools": sorted(json.dumps(t.to_mcp_tool().model_dump(mode="json"), sort_keys=True)
+                            for t in await server.list_tools()),
             "prompts": sorted(p.name for p in await server.list_prompts()),
             "resources": sorted(str(r.uri) for r in await server.list_resources()),
             "templates": sorted(t.uri_template for t in await server.list_resource_templates()),

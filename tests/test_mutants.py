@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -45,9 +46,10 @@ MUTANTS = [m for m in catalogue() if m.runnable]
 #: and task polls for about a quarter of its time (alone on 2 cores: 2 at once took
 #: 184 s at 153% CPU, 3 at once 153 s at 190%).
 WORKERS = 3
-#: How many mutants also run whole, to check that the cases left out were unchanged:
-#: those that leave out the most, where the claim carries the most weight.
-SAMPLE = 2
+#: How many mutants also run whole, to check that the cases left out were unchanged, of
+#: each way of choosing them (tests/footprint.py): those that leave out the most, where the
+#: claim carries the most weight.
+SAMPLE = 1
 _ENTRY = re.compile(r"^(?P<id>\*|[\w/-]+)(?:\[(?P<revision>[\d-]+)\])?$")
 #: Every mutant run: the footprint plugin; and not pytest's hunt for unraisable exceptions,
 #: two full collections at exit (0.2 s a run) for warnings no mutant's verdict reads.
@@ -68,8 +70,10 @@ class Judged:
     """A mutant's run: the cases it ran, and why it ran them all where it did."""
 
     run: SuiteRun
-    #: Why every case ran, or None where only the cases reaching its replacements did.
+    #: Why every case ran, or None where only the cases it can change did.
     whole: str | None
+    #: How those were chosen (tests/footprint.py), where they were.
+    by: str | None
     #: The cases that ran.
     ran: list[str]
 
@@ -110,7 +114,8 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             result = run(directory, *FOOTPRINT, f"--server={target}", *strict, env=env)
         selection = directory / "selection.json"
         chosen = json.loads(selection.read_text()) if selection.exists() else {"whole": "not selected", "run": None}
-        return mutant.name, Judged(result, chosen["whole"], chosen["run"] or [c["nodeid"] for c in result.index["cases"]])
+        return mutant.name, Judged(result, chosen["whole"], chosen.get("by"),
+                                   chosen["run"] or [c["nodeid"] for c in result.index["cases"]])
 
     @contextlib.contextmanager
     def served(mutant: Mutant, directory: Path) -> Iterator[str]:
@@ -126,7 +131,9 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         Footprints.united(recordings.values(), shadows.values()).save(united)
         judged = dict(pool.map(lambda m: judge(m, True), mutants))
         narrowest = sorted((m for m in mutants if judged[m.name].whole is None), key=lambda m: len(judged[m.name].ran))
-        checked = {name: result.run for name, result in pool.map(lambda m: judge(m, False), narrowest[:SAMPLE])}
+        sample = [m for by in sorted({judged[m.name].by for m in narrowest})
+                  for m in [m for m in narrowest if judged[m.name].by == by][:SAMPLE]]
+        checked = {name: result.run for name, result in pool.map(lambda m: judge(m, False), sample)}
     return Matrix(reference, judged, checked, len(reference[0].index["cases"]))
 
 
@@ -164,6 +171,8 @@ def test_the_cases_left_out_are_unchanged(matrix: Matrix) -> None:
     """The claim that lets a mutant skip cases, checked: run whole, the sampled mutants
     fail exactly what they failed on the cases reaching their replacements."""
     assert matrix.checked, "no mutant ran on fewer than all cases: nothing was claimed"
+    ways = {judged.by for judged in matrix.mutants.values() if judged.whole is None}
+    assert {matrix.mutants[name].by for name in matrix.checked} == ways, "a way of choosing cases went unchecked"
     for name, whole in matrix.checked.items():
         selected = matrix.mutants[name]
         assert len(selected.ran) < len(whole.index["cases"]), name
@@ -187,9 +196,12 @@ def test_mutation_score(matrix: Matrix, capsys: pytest.CaptureFixture[str]) -> N
     score = len(killed) / len(matrix.mutants)
     ran = sum(len(judged.ran) for judged in matrix.mutants.values())
     whole = sum(judged.whole is not None for judged in matrix.mutants.values())
+    kinds = Counter(judged.by for judged in matrix.mutants.values() if judged.by)
     with capsys.disabled():
         print(f"\nmutation score: {len(killed)}/{len(matrix.mutants)} mutants caught ({score:.0%}); "
-              f"{ran} case runs of {len(matrix.mutants) * matrix.collected} ({whole} mutants whole)")
+              f"{ran} case runs of {len(matrix.mutants) * matrix.collected} ({whole} mutants whole; "
+              f"cases chosen by {', '.join(f'{by} for {n}' for by, n in sorted(kinds.items()))}; "
+              f"checked whole: {', '.join(sorted(matrix.checked))})")
     assert score == 1.0, sorted(set(matrix.mutants) - set(killed))
 
 
