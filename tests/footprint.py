@@ -44,12 +44,13 @@ do not reach each other's state (each case's refs are its own).
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
@@ -82,6 +83,9 @@ class Recorder:
         self.codes: dict[int, CodeType] = {}
         self.seen: dict[str, set[int]] = {SESSION: set()}
         self._into = self.seen[SESSION]
+        #: The tools each case ran (in the foreground or as a task), by name.
+        self.ran: dict[str, set[str]] = {}
+        self._runs_a_tool = _tool_runs()
         # A global trace function hears of each new frame and nothing else when it
         # returns None: cheaper than a profile function, which hears of C calls too.
         sys.settrace(self._trace)
@@ -92,6 +96,8 @@ class Recorder:
         if id(code) not in self._into:
             self._into.add(id(code))
             self.codes[id(code)] = code
+        if (name_of := self._runs_a_tool.get(code)) is not None:
+            self.ran.setdefault(self.current, set()).add(name_of(frame.f_locals))
 
     def _during(self, name: str) -> Iterator[None]:
         before, self.current = self.current, name
@@ -122,6 +128,7 @@ class Recorder:
             "keys": keys,
             "footprints": {name: sorted({index[key(self.codes[i])] for i in ids}) for name, ids in self.seen.items()},
             "components": components(_target(session.config)),
+            "tools": {name: sorted(tools) for name, tools in self.ran.items()},
         }))
 
 
@@ -130,11 +137,13 @@ class Footprints:
     each mutant tests/shadow.py ran beside the reference, the cases where it diverged."""
 
     def __init__(self, cases: list[str], reach: dict[str, list[int]], components: dict[str, list[str]] | None,
-                 diverged: dict[str, list[str]] | None = None) -> None:
+                 diverged: dict[str, list[str]] | None = None, tools: dict[str, list[str]] | None = None) -> None:
         self.cases = cases
         self.reach = reach
         self.components = components
         self.diverged = diverged or {}
+        #: The tools each case ran.
+        self.tools = tools or {}
 
     @classmethod
     def united(cls, recordings: Iterable[Path], shadows: Iterable[Path] = ()) -> Footprints:
@@ -142,6 +151,7 @@ class Footprints:
         reach: dict[str, set[int]] = {}
         components: dict[str, list[str]] | None = None
         diverged: dict[str, set[str]] = {}
+        tools: dict[str, set[str]] = {}
         for path in shadows:
             for name, where in json.loads(path.read_text())["diverged"].items():
                 diverged.setdefault(name, set()).update(where)
@@ -153,8 +163,11 @@ class Footprints:
                 for i in indices:
                     reach.setdefault(keys[i], set()).add(case)
             components = data["components"]
+            for name, ran in data["tools"].items():
+                tools.setdefault(name, set()).update(ran)
         return cls(list(cases), {k: sorted(v) for k, v in reach.items()}, components,
-                   {name: sorted(where) for name, where in diverged.items()})
+                   {name: sorted(where) for name, where in diverged.items()},
+                   {name: sorted(ran) for name, ran in tools.items()})
 
     @classmethod
     def load(cls, path: Path) -> Footprints:
@@ -162,10 +175,13 @@ class Footprints:
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"cases": self.cases, "reach": self.reach, "components": self.components,
-                                    "diverged": self.diverged}))
+                                    "diverged": self.diverged, "tools": self.tools}))
 
     def cases_reaching(self, keys: set[str]) -> set[str]:
         return {self.cases[i] for k in keys for i in self.reach.get(k, ())}
+
+    def cases_running(self, tools: set[str]) -> set[str]:
+        return {case for case, ran in self.tools.items() if tools & set(ran)}
 
 
 #: The engine's modules whose functions hold no state and do no I/O, each result made from
@@ -206,8 +222,10 @@ class Beside:
 
     def __init__(self) -> None:
         self.building = True
-        #: Replacements whose result differed from the original's while building.
+        #: Replacements whose result differed from the original's while building, and for
+        #: each the functions being declared as tools then (None: outside any).
         self.differed: set[str] = set()
+        self.declaring: dict[str, list[Any]] = {}
 
     def wrap(self, owner: Any, name: str, new: Any) -> Any:
         original = inspect.getattr_static(owner, name)
@@ -218,6 +236,7 @@ class Beside:
             theirs = Outcome(new, args, kwargs)
             if self.building and not theirs.same_as(Outcome(original, args, kwargs)):
                 self.differed.add(seam(owner, name))
+                self.declaring.setdefault(seam(owner, name), []).append(_declaring(sys._getframe(1)))
             return theirs.give()
 
         return beside
@@ -238,6 +257,50 @@ def sees_prompts_and_resources() -> set[str]:
     handlers = ("_on_list_prompts", "_on_get_prompt", "_on_list_resources", "_on_list_resource_templates",
                 "_on_read_resource")
     return {key(getattr(MCPOperationsMixin, name).__code__) for name in handlers}
+
+
+def _tool_runs() -> dict[CodeType, Callable[[dict[str, Any]], str]]:
+    """The code a call of a fastmcp tool goes through, and how its frame names the tool:
+    the `tools/call` handler (before anything may refuse it), `Tool._run`, and as a task,
+    fastmcp-tasks' wrapper of its function."""
+    from fastmcp.server.mixins.mcp_operations import MCPOperationsMixin
+    from fastmcp.tools.base import Tool
+
+    runs: dict[CodeType, Callable[[dict[str, Any]], str]] = {
+        MCPOperationsMixin._on_call_tool.__code__: lambda local: local["params"].name,
+        Tool._run.__code__: lambda local: local["self"].name,
+    }
+    if importlib.util.find_spec("fastmcp_tasks") is not None:
+        from fastmcp_tasks.input_loop import reentrant_task_fn
+
+        runs[reentrant_task_fn(lambda: None, "").__code__] = lambda local: local["tool_name"]
+    return runs
+
+
+def _declaring(frame: FrameType | None) -> Any:
+    """The function `serve.declared` is making into a tool in this call stack, if any."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "declared" and code.co_filename.endswith(f"reference{os.sep}serve.py"):
+            return frame.f_locals["fn"]
+        frame = frame.f_back
+    return None
+
+
+def tools_declared_from(server: Any, functions: list[Any]) -> set[str] | None:
+    """The names of `server`'s tools made from `functions`; None where one is none of them
+    (or was not a tool's at all)."""
+    async def listed() -> list[Any]:
+        return list(await server.list_tools())
+
+    made: dict[int, str] = {}
+    for tool in anyio.run(listed):
+        # The function itself, or the one `declared` wraps (held in its closure).
+        fn = getattr(tool, "fn", None)
+        for cell in [*(getattr(fn, "__closure__", None) or ()), None]:
+            made[id(cell.cell_contents if cell is not None else fn)] = tool.name
+    names = {made.get(id(fn)) for fn in functions if fn is not None}
+    return None if None in names or None in functions else names
 
 
 def replaced_code(original: Any) -> str | None:
@@ -261,6 +324,10 @@ class Selector:
         self.built_alike: set[str] = set()
         #: Whether the session called replacements that build only prompts and resources.
         self.scoped = False
+        #: The tools an engine replacement built otherwise than the reference did.
+        self.built_otherwise: set[str] = set()
+        #: When they were chosen: each such replacement's calls that differed.
+        self._differed_then: dict[str, int] = {}
 
     def _why_whole(self, config: pytest.Config) -> tuple[str | None, set[str]]:
         from elicit_conformance.fixtures.mutants import PATCHED
@@ -279,8 +346,14 @@ class Selector:
                 elif not inspect.ismodule(owner) or owner.__name__ not in PURE:
                     return f"{label} is called outside any case (at import or before the first case)", set()
                 if label in self.beside.differed:
-                    return f"{label} gave another result than the reference's while the server was built", set()
-                self.built_alike.add(label)
+                    tools = tools_declared_from(_target(config).server, self.beside.declaring[label])
+                    if tools is None:
+                        return f"{label} gave another result than the reference's while the server was built", set()
+                    # What it changed is those tools: the cases that run one can change.
+                    self.built_otherwise |= tools
+                    self._differed_then[label] = len(self.beside.declaring[label])
+                else:
+                    self.built_alike.add(label)
             replaced.add(found)
         listed, recorded = components(_target(config)), self.footprints.components
         if listed is None or recorded is None:
@@ -302,21 +375,25 @@ class Selector:
             reaching = self.footprints.cases_reaching(replaced) if diverged is None else set(diverged)
             if self.scoped:
                 reaching |= self.footprints.cases_reaching(sees_prompts_and_resources())
+            reaching |= self.footprints.cases_running(self.built_otherwise)
             recorded = set(self.footprints.cases)
             left = [item for item in items if item.nodeid not in reaching and item.nodeid in recorded]
             if left:
                 config.hook.pytest_deselected(items=left)
                 items[:] = [item for item in items if item.nodeid not in {i.nodeid for i in left}]
         if self.out is not None:
-            by = None if why else "divergence" if diverged is not None else "prompts and resources" \
-                if self.scoped else "footprint"
+            ways = [way for way, used in (("divergence", diverged is not None), ("footprint", diverged is None),
+                                          ("prompts and resources", self.scoped),
+                                          ("tools built otherwise", bool(self.built_otherwise))) if used]
+            by = None if why else " + ".join(ways)
             self.out.write_text(json.dumps({"whole": why, "run": [item.nodeid for item in items], "by": by}))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> None:
         if self.beside.building:
             self.beside.building = False
-            if broken := self.built_alike & self.beside.differed:
+            grew = {label for label, then in self._differed_then.items() if len(self.beside.declaring[label]) > then}
+            if broken := (self.built_alike & self.beside.differed) | grew:
                 # After the cases were chosen (before the first case: the reachability check).
                 pytest.exit(f"tests/footprint.py: {sorted(broken)} differed from the reference after the "
                             "cases were chosen; this mutant must run whole", returncode=3)

@@ -27,9 +27,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,7 +98,10 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     # The reference, recorded: the whole suite, and the generated attacks on the other profile.
     recordings = {"quick": tmp / "footprint-quick.json", "ci": tmp / "footprint-ci.json"}
     shadows = {profile: path.with_name(f"shadow-{profile}.json") for profile, path in recordings.items()}
-    united = tmp / "footprints.json"
+    # What a mutant is judged against: a mutant on the quick attacks needs only the quick
+    # recording (the ci one adds the ci attacks alone), so it need not wait for the other.
+    united = {"quick": tmp / "footprints-quick.json", "kill": tmp / "footprints.json"}
+    uses = {"quick": ["quick"], "kill": ["quick", "ci"]}
 
     def record(profile: str) -> SuiteRun:
         only = [] if profile == "quick" else ["-k", "generated_attacks"]
@@ -109,7 +113,8 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         directory = tmp / (mutant.name if select else f"{mutant.name}-whole")
         env = {"ELICIT_FUZZ": _fuzz(mutant)}
         if select:
-            env |= {SELECT: str(united), SELECTION: str(directory / "selection.json"), MUTANT: mutant.name}
+            env |= {SELECT: str(united[_fuzz(mutant)]), SELECTION: str(directory / "selection.json"),
+                    MUTANT: mutant.name}
         with served(mutant, directory) as target:
             result = run(directory, *FOOTPRINT, f"--server={target}", *strict, env=env)
         selection = directory / "selection.json"
@@ -127,9 +132,22 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             yield server.url
 
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        reference = list(pool.map(record, recordings))
-        Footprints.united(recordings.values(), shadows.values()).save(united)
-        judged = dict(pool.map(lambda m: judge(m, True), mutants))
+        recorded = {profile: pool.submit(record, profile) for profile in recordings}
+        waiting = {fuzz: [m for m in mutants if _fuzz(m) == fuzz] for fuzz in united}
+        running: set[Future[Any]] = set(recorded.values())
+        judged: dict[str, Judged] = {}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            judged |= dict(f.result() for f in done if f not in recorded.values())
+            # The mutants whose recordings are in, those that must fail the long attacks first.
+            ready = [fuzz for fuzz in ("kill", "quick") if all(recorded[p].done() for p in uses[fuzz])]
+            for fuzz in ready:
+                if not united[fuzz].exists():
+                    Footprints.united([recordings[p] for p in uses[fuzz]], [shadows[p] for p in uses[fuzz]]) \
+                        .save(united[fuzz])
+            while len(running) < WORKERS and (fuzz := next((f for f in ready if waiting[f]), None)):
+                running.add(pool.submit(judge, waiting[fuzz].pop(0), True))
+        reference = [recorded[profile].result() for profile in recordings]
         narrowest = sorted((m for m in mutants if judged[m.name].whole is None), key=lambda m: len(judged[m.name].ran))
         sample = [m for by in sorted({judged[m.name].by for m in narrowest})
                   for m in [m for m in narrowest if judged[m.name].by == by][:SAMPLE]]
