@@ -332,7 +332,10 @@ class Selector:
     def _why_whole(self, config: pytest.Config) -> tuple[str | None, set[str]]:
         from elicit_conformance.fixtures.mutants import PATCHED
 
-        if not PATCHED:
+        diverged = self.footprints.diverged.get(self.mutant) if self.mutant else None
+        if diverged is not None and SESSION in diverged:
+            return "beside the reference, it did something else before the first case", set()
+        if not PATCHED and diverged is None:
             return "it replaces nothing through patch()", set()
         replaced: set[str] = set()
         for owner, name, original in PATCHED:

@@ -14,16 +14,22 @@ compared: the result or the exception, and a method's object afterwards, with
 types and order counted (`strict`). Where they differ, the mutant *diverged* in
 that case.
 
+A mutant that adds one middleware to the app (`fixtures.variants.rewrite`) is kept
+the same way: its middleware runs on each request after the reference answered it,
+handed that answer (or error) for the request it got; a different answer, or
+passing on another request, is a divergence.
+
 Why that is enough: a case runs on a mutant exactly as on the reference up to
 the first call where a replacement does something else, so a case in which no
 call diverged runs on the mutant as on the reference, and passes. While one
 mutant's replacement runs, the engine's functions it calls are that mutant's own
 replacements where it has them (it runs as in its own process). What it assumes
 is the footprint's (each case's path on the reference is the same from run to
-run), and that a replacement keeps nothing between calls; `tests/test_mutants.py`
-checks the claim on a sample by running those mutants whole. Calls before the
-first case (building the server) are not judged here: the mutant's own run
-compares those (`footprint.Beside`).
+run), and that what a replacement keeps between calls (a middleware's note of what
+each round asked, say) depends on the calls alone; `tests/test_mutants.py` checks
+the claim on a sample by running those mutants whole. Calls while the server is
+built are not judged here (the mutant's own run compares those,
+`footprint.Beside`); a divergence later before the first case makes its run whole.
 """
 
 from __future__ import annotations
@@ -115,6 +121,8 @@ class Shadow:
         #: Seam (owner, name) -> its original and each mutant's replacement (plain functions).
         self.seams: dict[tuple[Any, str], tuple[Any, dict[str, Callable[..., Any]]]] = {}
         self.diverged: dict[str, set[str]] = {}
+        #: Mutants that add one middleware to the app, and it.
+        self.middleware: dict[str, Callable[..., Any]] = {}
         #: Mutants not shadowed, and why (they are selected by footprint alone).
         self.not_shadowed: dict[str, str] = {}
         self._local = threading.local()
@@ -126,13 +134,17 @@ class Shadow:
         from elicit_conformance.fixtures import mutants
         from elicit_conformance.reference import app
 
+        from elicit_conformance.fixtures import variants
+
         collected: dict[str, dict[tuple[Any, str], Any]] = {}
         listed = _built(app.app)
+        rewrite = variants.rewrite
         for name in names:
             if why := _does_more_than_patch(mutants.HERE / f"{name}.py"):
                 self.not_shadowed[name] = why
                 continue
             made: dict[tuple[Any, str], Any] = {}
+            rewritten: list[Any] = []
 
             def collect(owner: Any, attribute: str, new: Any, made: dict[tuple[Any, str], Any] = made) -> None:
                 if why := _not_the_engines(owner, attribute):
@@ -141,18 +153,30 @@ class Shadow:
                     raise NotShadowed(f"it replaces {attribute} twice")
                 made[(owner, attribute)] = new
 
-            mutants.collect = collect
+            def keep(middleware: Any, rewritten: list[Any] = rewritten) -> tuple[Any, Any, Any]:
+                # What `rewrite` would put outermost on the app, kept to run beside it instead.
+                from elicit_conformance.reference.asgi import asgi
+
+                rewritten.append(middleware)
+                return app.app, asgi, app.registration
+
+            mutants.collect, variants.rewrite = collect, keep
             try:
                 module = importlib.import_module(f"{mutants.Mutant.PACKAGE}.{name}")
             except NotShadowed as why:
                 self.not_shadowed[name] = str(why)
                 continue
             finally:
-                mutants.collect = None
-            if not made:
-                self.not_shadowed[name] = "it replaces nothing through patch()"
-            elif getattr(module, "app", None) is not app.app:
+                mutants.collect, variants.rewrite = None, rewrite
+            if getattr(module, "app", None) is not app.app:
                 self.not_shadowed[name] = "its app is not the reference's"
+            elif rewritten and not made and len(rewritten) == 1:
+                self.diverged[name] = set()
+                self.middleware[name] = rewritten[0]
+            elif not made:
+                self.not_shadowed[name] = "it replaces nothing through patch() or the app's middleware"
+            elif rewritten:
+                self.not_shadowed[name] = "it replaces functions and adds middleware"
             else:
                 collected[name] = made
         if _built(app.app) != listed:
@@ -164,6 +188,41 @@ class Shadow:
                 self.seams.setdefault((owner, attribute), (original, {}))[1][name] = _function(new)
         for (owner, attribute), (original, _) in self.seams.items():
             setattr(owner, attribute, self._wrapper(owner, attribute, original))
+        if self.middleware:
+            app.app._mcp_server.middleware.insert(0, self._beside_the_middleware)
+
+    async def _beside_the_middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Each kept middleware, on what the reference answered this request: the same
+        answer (or error) for the same request, or it diverged."""
+        from elicit_conformance.fixtures.variants import as_wire
+
+        before = strict(getattr(ctx, "params", None))
+        ours, error = None, None
+        try:
+            ours = await call_next(ctx)
+        except Exception as raised:  # noqa: BLE001 - compared, then raised again
+            error = raised
+        seen = strict(error) if error is not None else strict(as_wire(ours))
+
+        async def replay(given: Any) -> Any:
+            if given is not ctx or strict(getattr(given, "params", None)) != before:
+                raise Rewritten
+            if error is not None:
+                raise error
+            return ours
+
+        for name, middleware in self.middleware.items():
+            try:
+                theirs = strict(as_wire(await middleware(ctx, replay)))
+            except Rewritten:
+                theirs = ("rewritten",)
+            except Exception as raised:  # noqa: BLE001 - what it raised is what it answered
+                theirs = strict(raised)
+            if theirs != seen:
+                self.diverged[name].add(self.current)
+        if error is not None:
+            raise error
+        return ours
 
     def _wrapper(self, owner: Any, attribute: str, original: Any) -> Any:
         kind = type(original) if isinstance(original, (staticmethod, classmethod)) else None
@@ -233,8 +292,9 @@ class Shadow:
         }))
 
 
-#: What a mutant may call as it is imported: what changes the reference only through `patch()`.
-PATCHING = frozenset({"patch", "settle_instead"})
+#: What a mutant may call as it is imported: what changes the reference only through `patch()`,
+#: or adds a middleware to its app (`fixtures.variants.rewrite`, kept to run beside it).
+PATCHING = frozenset({"patch", "settle_instead", "rewrite"})
 FIXTURES = "elicit_conformance.fixtures"
 
 
@@ -243,10 +303,14 @@ def _does_more_than_patch(path: Path) -> str | None:
     (adding middleware to the reference's app, say), or None: its module only imports,
     names values, defines functions and calls `PATCHING`."""
     for statement in ast.parse(path.read_text()).body:
-        if isinstance(statement, ast.ImportFrom) and (statement.module or "").startswith(FIXTURES) \
-                and statement.module != f"{FIXTURES}.mutants":
-            # Another fixture (a legal variant, say) changes the app as it is imported.
-            return f"its module imports {statement.module} at line {statement.lineno}"
+        module = statement.module or "" if isinstance(statement, ast.ImportFrom) else ""
+        if module.startswith(f"{FIXTURES}.variants."):
+            # A legal variant's module, imported for its app: it must keep to the same rules.
+            if why := _does_more_than_patch(path.parents[1] / "variants" / f"{module.rsplit('.', 1)[1]}.py"):
+                return f"{module}, which it imports: {why}"
+            continue
+        if module.startswith(FIXTURES) and module not in (f"{FIXTURES}.mutants", f"{FIXTURES}.variants"):
+            return f"its module imports {module} at line {statement.lineno}"
         if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         value = getattr(statement, "value", None)
@@ -256,11 +320,17 @@ def _does_more_than_patch(path: Path) -> str | None:
                 and value.func.id in PATCHING:
             continue
         targets = statement.targets if isinstance(statement, ast.Assign) else [getattr(statement, "target", None)]
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and all(isinstance(t, ast.Name) for t in targets) \
-                and not any(isinstance(node, ast.Call) for node in ast.walk(statement)):
+        names = all(isinstance(t, (ast.Name, ast.Tuple)) for t in targets)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and names and (
+                not any(isinstance(node, ast.Call) for node in ast.walk(statement))
+                or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in PATCHING):
             continue
         return f"its module does more than patch() at line {statement.lineno}"
     return None
+
+
+class Rewritten(Exception):
+    """A kept middleware passed on another request than it got."""
 
 
 class NotShadowed(Exception):
