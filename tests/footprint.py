@@ -59,7 +59,7 @@ import anyio
 import pytest
 
 RECORD, SELECT, SELECTION = "ELICIT_FOOTPRINT_RECORD", "ELICIT_FOOTPRINT_SELECT", "ELICIT_FOOTPRINT_SELECTION"
-#: The mutant a selecting run judges (its name in `fixtures/mutants`).
+#: The mutant (or legal variant) a selecting run judges: its name in `fixtures/`.
 MUTANT = "ELICIT_FOOTPRINT_MUTANT"
 SESSION = "<session>"
 
@@ -153,8 +153,13 @@ class Footprints:
         diverged: dict[str, set[str]] = {}
         tools: dict[str, set[str]] = {}
         for path in shadows:
-            for name, where in json.loads(path.read_text())["diverged"].items():
+            data = json.loads(path.read_text())
+            for name, where in data["diverged"].items():
                 diverged.setdefault(name, set()).update(where)
+            # Judged by these alone (no recording), they say what was run and listed.
+            for name in data["cases"]:
+                cases.setdefault(name, len(cases))
+            components = components or data["components"]
         for path in recordings:
             data = json.loads(path.read_text())
             keys = data["keys"]

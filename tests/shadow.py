@@ -52,7 +52,7 @@ import pytest
 from tests.footprint import PURE, SESSION
 from tests.footprint import components as footprint_components
 
-SHADOW = "ELICIT_SHADOW"
+SHADOW, SHADOW_OF = "ELICIT_SHADOW", "ELICIT_SHADOW_OF"
 
 
 def strict(value: Any, _path: frozenset[int] = frozenset()) -> Any:
@@ -123,11 +123,13 @@ class Shadow:
         self.diverged: dict[str, set[str]] = {}
         #: Mutants that add one middleware to the app, and it.
         self.middleware: dict[str, Callable[..., Any]] = {}
+        #: The cases run, in order.
+        self.cases: list[str] = []
         #: Mutants not shadowed, and why (they are selected by footprint alone).
         self.not_shadowed: dict[str, str] = {}
         self._local = threading.local()
 
-    def load(self, names: list[str]) -> None:
+    def load(self, here: Path, package: str, names: list[str]) -> None:
         """Import each mutant with its replacements collected instead of made, stopping
         at the first that is not the engine's (before the module can go on to change
         the reference's app); then put one wrapper on each replaced function."""
@@ -140,7 +142,7 @@ class Shadow:
         listed = _built(app.app)
         rewrite = variants.rewrite
         for name in names:
-            if why := _does_more_than_patch(mutants.HERE / f"{name}.py"):
+            if why := _does_more_than_patch(here / f"{name}.py"):
                 self.not_shadowed[name] = why
                 continue
             made: dict[tuple[Any, str], Any] = {}
@@ -162,7 +164,7 @@ class Shadow:
 
             mutants.collect, variants.rewrite = collect, keep
             try:
-                module = importlib.import_module(f"{mutants.Mutant.PACKAGE}.{name}")
+                module = importlib.import_module(f"{package}.{name}")
             except NotShadowed as why:
                 self.not_shadowed[name] = str(why)
                 continue
@@ -283,12 +285,18 @@ class Shadow:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[object]:
+        self.cases.append(item.nodeid)
         return (yield from self._during(item.nodeid))
 
     def pytest_sessionfinish(self) -> None:
+        from elicit_conformance.reference import app
+
         self.path.write_text(json.dumps({
             "diverged": {name: sorted(cases) for name, cases in self.diverged.items()},
             "not_shadowed": self.not_shadowed,
+            # What a run selected by these alone compares (`footprint.Footprints.united`).
+            "cases": self.cases,
+            "components": footprint_components(SimpleNamespace(server=app.app)),
         }))
 
 
@@ -354,12 +362,18 @@ def _function(attribute: Any) -> Any:
     return attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
 
 
-#: Loaded when this plugin is imported (`-p` loads it before any plugin is configured).
+#: Loaded when this plugin is imported (`-p` loads it before any plugin is configured):
+#: the mutants' replacements, or with `ELICIT_SHADOW_OF=variants` the legal variants'.
 _shadow = Shadow(Path(os.environ[SHADOW])) if os.environ.get(SHADOW) else None
-if _shadow is not None:
-    from elicit_conformance.fixtures.mutants import catalogue
+if _shadow is not None and os.environ.get(SHADOW_OF) == "variants":
+    from elicit_conformance.fixtures import variants
 
-    _shadow.load([m.name for m in catalogue() if m.runnable and m.serve != "http"])
+    _shadow.load(variants.HERE, variants.Variant.PACKAGE, [v.name for v in variants.catalogue()])
+elif _shadow is not None:
+    from elicit_conformance.fixtures import mutants
+
+    _shadow.load(mutants.HERE, mutants.Mutant.PACKAGE,
+                 [m.name for m in mutants.catalogue() if m.runnable and m.serve != "http"])
 
 
 def pytest_configure(config: pytest.Config) -> None:

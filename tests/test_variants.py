@@ -21,7 +21,9 @@ import pytest
 from elicit_conformance.fixtures.variants import LOG, Variant, catalogue
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import SPEC_HOSTS
-from tests.suite import SuiteRun, finish, start, unserved_task
+from tests.footprint import MUTANT, SELECT, SELECTION, Footprints
+from tests.shadow import SHADOW, SHADOW_OF
+from tests.suite import SuiteRun, finish, run, start, unserved_task
 
 VARIANTS = catalogue()
 TRANSPORTS = ("in-process", "http")
@@ -34,20 +36,32 @@ MODERN_ONLY = ("-k", "not 2025-11-25")
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], tuple[SuiteRun, Path]]]:
-    """Every variant on both transports, all at once: each run, and its variant's use-log."""
+    """Every variant on both transports, all at once: each run, and its variant's use-log.
+
+    Over HTTP each runs every case. In-process, a variant that adds a middleware runs the
+    cases in which its middleware, run beside the reference, answered otherwise
+    (tests/shadow.py): in every other case it is the reference, which passes."""
     tmp = tmp_path_factory.mktemp("variants")
+    shadow, selected = tmp / "shadow.json", tmp / "footprints.json"
     with contextlib.ExitStack() as stack:
         started = {}
-        for variant in VARIANTS:
-            for transport in TRANSPORTS:
+        for transport in ("http", "in-process"):
+            if transport == "in-process":
+                reference = run(tmp / "reference", "-p", "tests.shadow", *MODERN_ONLY,
+                                env={"ELICIT_FUZZ": "quick", SHADOW: str(shadow), SHADOW_OF: "variants"})
+                assert reference.returncode == 0, f"the reference, variants beside it:\n{reference.output[-3000:]}"
+                Footprints.united([], [shadow]).save(selected)
+            for variant in VARIANTS:
                 directory = tmp / f"{variant.name}-{transport}"
                 used = {LOG: str(tmp / f"{variant.name}-{transport}.used")}
                 if transport == "http":
                     server = stack.enter_context(LocalServer(variant.asgi, env=used,
                                                              log=tmp / f"{variant.name}.uvicorn.log"))
-                    options = (f"--server={server.url}", *MODERN_ONLY)
+                    options: tuple[str, ...] = (f"--server={server.url}", *MODERN_ONLY)
                 else:
-                    options = (f"--server={variant.server}", *MODERN_ONLY)
+                    options = (f"--server={variant.server}", *MODERN_ONLY, "-p", "tests.footprint")
+                    used |= {SELECT: str(selected), SELECTION: str(directory / "selection.json"),
+                             MUTANT: variant.name}
                 started[(variant.name, transport)] = (
                     start(directory, *options, *(() if variant.should_not else ("--conformance-strict",)),
                           env={"ELICIT_FUZZ": "quick", **used}),
