@@ -127,7 +127,7 @@ class Recorder:
         self.path.write_text(json.dumps({
             "keys": keys,
             "footprints": {name: sorted({index[key(self.codes[i])] for i in ids}) for name, ids in self.seen.items()},
-            "components": components(_target(session.config)),
+            "components": components(_target(session.config).server),
             "tools": {name: sorted(tools) for name, tools in self.ran.items()},
         }))
 
@@ -312,9 +312,13 @@ def replaced_code(original: Any) -> str | None:
     """The code key of a replaced function or method. None for anything else: a
     class, say, is used without calling any code of its own (`isinstance`), so no
     recording tells which cases it reaches."""
-    if isinstance(original, (staticmethod, classmethod)):
-        original = original.__func__
+    original = unwrapped(original)
     return key(original.__code__) if inspect.isfunction(original) else None
+
+
+def unwrapped(attribute: Any) -> Any:
+    """The function a staticmethod or classmethod holds; anything else as it is."""
+    return attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
 
 
 class Selector:
@@ -324,7 +328,8 @@ class Selector:
         self.footprints = footprints
         self.out = out
         self.beside = beside
-        self.mutant = mutant
+        #: The cases where the mutant diverged beside the reference (tests/shadow.py), if it was run so.
+        self.diverged = footprints.diverged.get(mutant) if mutant else None
         #: The session's replacements judged harmless: they must stay so until the first case.
         self.built_alike: set[str] = set()
         #: Whether the session called replacements that build only prompts and resources.
@@ -337,10 +342,9 @@ class Selector:
     def _why_whole(self, config: pytest.Config) -> tuple[str | None, set[str]]:
         from elicit_conformance.fixtures.mutants import PATCHED
 
-        diverged = self.footprints.diverged.get(self.mutant) if self.mutant else None
-        if diverged is not None and SESSION in diverged:
+        if self.diverged is not None and SESSION in self.diverged:
             return "beside the reference, it did something else before the first case", set()
-        if not PATCHED and diverged is None:
+        if not PATCHED and self.diverged is None:
             return "it replaces nothing through patch()", set()
         replaced: set[str] = set()
         for owner, name, original in PATCHED:
@@ -363,7 +367,7 @@ class Selector:
                 else:
                     self.built_alike.add(label)
             replaced.add(found)
-        listed, recorded = components(_target(config)), self.footprints.components
+        listed, recorded = components(_target(config).server), self.footprints.components
         if listed is None or recorded is None:
             return "its server cannot say what it lists", set()
         if listed["tools"] != recorded["tools"]:
@@ -375,12 +379,10 @@ class Selector:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         why, replaced = self._why_whole(config)
-        diverged = None
         if why is None:
             # Of the cases reaching its replacements, those where they did something else
             # (tests/shadow.py), where they were run beside the reference.
-            diverged = self.footprints.diverged.get(self.mutant) if self.mutant else None
-            reaching = self.footprints.cases_reaching(replaced) if diverged is None else set(diverged)
+            reaching = self.footprints.cases_reaching(replaced) if self.diverged is None else set(self.diverged)
             if self.scoped:
                 reaching |= self.footprints.cases_reaching(sees_prompts_and_resources())
             reaching |= self.footprints.cases_running(self.built_otherwise)
@@ -390,7 +392,8 @@ class Selector:
                 config.hook.pytest_deselected(items=left)
                 items[:] = [item for item in items if item.nodeid not in {i.nodeid for i in left}]
         if self.out is not None:
-            ways = [way for way, used in (("divergence", diverged is not None), ("footprint", diverged is None),
+            ways = [way for way, used in (("divergence", self.diverged is not None),
+                                          ("footprint", self.diverged is None),
                                           ("prompts and resources", self.scoped),
                                           ("tools built otherwise", bool(self.built_otherwise))) if used]
             by = None if why else " + ".join(ways)
@@ -413,10 +416,9 @@ def _target(config: pytest.Config) -> Any:
     return grading.current(config).target
 
 
-def components(target: Any) -> dict[str, list[str]] | None:
-    """What an in-process server lists: tool, prompt, resource and template names; None
-    for a server this cannot list (no listing methods by these names)."""
-    server = target.server
+def components(server: Any) -> dict[str, list[str]] | None:
+    """What an in-process server lists: each tool's listing, prompt, resource and template
+    names; None for a server this cannot list (no listing methods by these names)."""
     methods = ("list_tools", "list_prompts", "list_resources", "list_resource_templates")
     if server is None or not all(hasattr(server, name) for name in methods):
         return None

@@ -44,13 +44,11 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from tests.footprint import PURE, SESSION
-from tests.footprint import components as footprint_components
+from tests.footprint import PURE, SESSION, Outcome, components, unwrapped
 
 SHADOW, SHADOW_OF = "ELICIT_SHADOW", "ELICIT_SHADOW_OF"
 
@@ -97,19 +95,9 @@ def _state(obj: Any) -> Any:
     return strict(dict(vars(obj)))
 
 
-class Outcome:
+def _seen(outcome: Outcome) -> Any:
     """What one call did, as `strict` data: its result, or the exception it raised."""
-
-    def __init__(self, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.error: BaseException | None = None
-        self.value: Any = None
-        try:
-            self.value = call(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - compared, then (the original's) raised again
-            self.error = error
-
-    def seen(self) -> Any:
-        return strict(self.error) if self.error is not None else strict(self.value)
+    return strict(outcome.error) if outcome.error is not None else strict(outcome.value)
 
 
 class Shadow:
@@ -133,10 +121,8 @@ class Shadow:
         """Import each mutant with its replacements collected instead of made, stopping
         at the first that is not the engine's (before the module can go on to change
         the reference's app); then put one wrapper on each replaced function."""
-        from elicit_conformance.fixtures import mutants
+        from elicit_conformance.fixtures import mutants, variants
         from elicit_conformance.reference import app
-
-        from elicit_conformance.fixtures import variants
 
         collected: dict[str, dict[tuple[Any, str], Any]] = {}
         listed = _built(app.app)
@@ -187,7 +173,7 @@ class Shadow:
             self.diverged[name] = set()
             for (owner, attribute), new in made.items():
                 original = inspect.getattr_static(owner, attribute)
-                self.seams.setdefault((owner, attribute), (original, {}))[1][name] = _function(new)
+                self.seams.setdefault((owner, attribute), (original, {}))[1][name] = unwrapped(new)
         for (owner, attribute), (original, _) in self.seams.items():
             setattr(owner, attribute, self._wrapper(owner, attribute, original))
         if self.middleware:
@@ -228,7 +214,7 @@ class Shadow:
 
     def _wrapper(self, owner: Any, attribute: str, original: Any) -> Any:
         kind = type(original) if isinstance(original, (staticmethod, classmethod)) else None
-        plain = _function(original)
+        plain = unwrapped(original)
         replacements = self.seams[(owner, attribute)][1]
         method = not inspect.ismodule(owner) and kind is None
 
@@ -250,17 +236,15 @@ class Shadow:
             finally:
                 self._local.compared = outer
             try:
-                seen, after = ours.seen(), (_state(args[0]) if method else None)
+                seen, after = _seen(ours), (_state(args[0]) if method else None)
             except Exception:  # noqa: BLE001 - what cannot be compared counts as a difference
-                self.diverged.update({name: self.diverged[name] | {self.current} for name in pending})
-                pending = []
-            for name in pending:
-                if not self._alike(name, replacements[name], (_copied(before), *args[1:]) if method else args,
-                                   kwargs, seen, after):
-                    self.diverged[name].add(self.current)
-            if ours.error is not None:
-                raise ours.error
-            return ours.value
+                differ = pending
+            else:
+                differ = [name for name in pending if not self._alike(
+                    name, replacements[name], (_copied(before), *args[1:]) if method else args, kwargs, seen, after)]
+            for name in differ:
+                self.diverged[name].add(self.current)
+            return ours.give()
 
         return kind(shadowed) if kind is not None else shadowed
 
@@ -270,7 +254,7 @@ class Shadow:
         self._local.mutant = name
         try:
             theirs = Outcome(new, args, kwargs)
-            return theirs.seen() == seen and (after is None or _state(args[0]) == after)
+            return _seen(theirs) == seen and (after is None or _state(args[0]) == after)
         except Exception:  # noqa: BLE001 - a comparison that fails counts as a difference
             return False
         finally:
@@ -296,7 +280,7 @@ class Shadow:
             "not_shadowed": self.not_shadowed,
             # What a run selected by these alone compares (`footprint.Footprints.united`).
             "cases": self.cases,
-            "components": footprint_components(SimpleNamespace(server=app.app)),
+            "components": components(app.app),
         }))
 
 
@@ -347,7 +331,7 @@ class NotShadowed(Exception):
 
 def _not_the_engines(owner: Any, attribute: str) -> str | None:
     home = owner.__name__ if inspect.ismodule(owner) else getattr(owner, "__module__", "")
-    original = _function(inspect.getattr_static(owner, attribute))
+    original = unwrapped(inspect.getattr_static(owner, attribute))
     if home in PURE and inspect.isfunction(original) and not inspect.iscoroutinefunction(original):
         return None
     return f"{getattr(owner, '__qualname__', home)}.{attribute} is not a function of the sans-IO engine"
@@ -355,11 +339,7 @@ def _not_the_engines(owner: Any, attribute: str) -> str | None:
 
 def _built(server: Any) -> tuple[Any, ...]:
     """What the app lists, and the middleware on its low-level server."""
-    return footprint_components(SimpleNamespace(server=server)), tuple(server._mcp_server.middleware)
-
-
-def _function(attribute: Any) -> Any:
-    return attribute.__func__ if isinstance(attribute, (staticmethod, classmethod)) else attribute
+    return components(server), tuple(server._mcp_server.middleware)
 
 
 #: Loaded when this plugin is imported (`-p` loads it before any plugin is configured):
