@@ -4,9 +4,10 @@ Run in a source checkout after editing the catalog (fixtures/scenarios.json or
 fixtures/space.json) and the reference. In order: the declaration space's
 generated tools, the contract page and its data, and the reference's golden
 transcripts (the cases, with --snapshot-update). `--peers` also re-runs the
-MCP SDK and TypeScript peers and rewrites their verdict tables (minutes; the
-TypeScript peer needs node and npm). Each step is a command you can run alone;
-this prints each before it runs it, and stops at the first that fails.
+MCP SDK and TypeScript peers and rewrites their verdict tables and golden
+transcripts (fixtures/peers/golden; minutes; the TypeScript peer needs node and
+npm). Each step is a command you can run alone; this prints each before it runs
+it, and stops at the first that fails.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def paste_mcp_sdk(verdicts: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m elicit_conformance.regenerate",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--peers", action="store_true", help="also re-run both peers and rewrite their tables")
+    parser.add_argument("--peers", action="store_true",
+                        help="also re-run both peers and rewrite their tables and golden transcripts")
     args = parser.parse_args(argv)
     if not (ROOT / "fixtures" / "scenarios.json").exists():
         parser.error(f"{ROOT} is not a source checkout of elicit-conformance: regenerate runs in one")
@@ -64,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as scratch:
             report = Path(scratch) / "mcp-sdk"
             run([PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
-                 "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}"],
+                 "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}",
+                 "--conformance-snapshots=fixtures/peers/golden/mcp_sdk", "--snapshot-update"],
                 judged=False)
             paste_mcp_sdk(report / "verdicts.md")
         return 0 if run([PYTHON, "-m", "tests.typescript"]) else 1

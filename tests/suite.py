@@ -63,9 +63,12 @@ def golden_all_same(output: str) -> bool:
     return re.search(r"^  golden transcripts: \d+ same \(in ", output, re.MULTILINE) is not None
 
 
-def golden_files(directory: Path) -> dict[str, str]:
-    """The golden transcripts a run wrote to `directory`, by file name."""
-    return {p.relative_to(directory).as_posix(): p.read_text() for p in directory.rglob("*.jsonl")}
+def golden_said(output: str, lines: int = 12) -> str:
+    """What a run said of its golden transcripts: the summary line and the first `lines`
+    after it (each change with its diff), for a failure message."""
+    said = output.splitlines()
+    start = next((i for i, line in enumerate(said) if line.startswith("  golden transcripts: ")), None)
+    return "\n".join(said[start:start + 1 + lines]) if start is not None else "no golden transcripts were compared"
 
 
 def unserved_task(nodeid: str, status: str) -> bool:

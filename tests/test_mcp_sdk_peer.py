@@ -1,46 +1,42 @@
 """The MCP Python SDK peer: its verdict table in docs/mcp-sdk.md is what the suite
 says today, every case that does not pass is explained there, its verdicts are the
-same in-process, over HTTP and over stdio, and so are its golden transcripts, run
-after run."""
+same in-process, over HTTP and over stdio, and on each its transcripts are the golden
+ones an earlier run committed (fixtures/peers/golden/mcp_sdk)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
 from elicit_conformance.local_server import LocalServer
-from tests.suite import ROOT, SuiteRun, golden_files, run
+from tests.suite import ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 DOC = ROOT / "docs" / "mcp-sdk.md"
 MODULE = "elicit_conformance.fixtures.peers.mcp_sdk"
+#: Its golden transcripts, one set for every transport (the protocol is the same on each),
+#: written by `python -m elicit_conformance.regenerate --peers`.
+GOLDEN = ROOT / "fixtures" / "peers" / "golden" / "mcp_sdk"
+REGENERATE = "`python -m elicit_conformance.regenerate --peers`"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[SuiteRun]]:
-    """Two runs of the whole suite on each transport, each writing its golden
-    transcripts to `golden(run)`; the attacks on their quick profile throughout."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
+    """The whole suite on each transport, all at once, each comparing its transcripts
+    with GOLDEN; the attacks on their quick profile throughout."""
     tmp = tmp_path_factory.mktemp("mcp-sdk")
-    found: dict[str, list[SuiteRun]] = {}
-    for attempt in (1, 2):
-        with LocalServer(f"{MODULE}:asgi", log=tmp / f"uvicorn{attempt}.log") as server:
-            targets = {"in-process": f"--server={MODULE}:app", "HTTP": f"--server={server.url}",
-                       "stdio": f"--server-command={sys.executable} -m {MODULE}"}
-            for transport, target in targets.items():
-                directory = tmp / f"{transport}-{attempt}"
-                found.setdefault(transport, []).append(
-                    run(directory, target, f"--conformance-snapshots={golden(directory)}", "--snapshot-update",
-                        env={"ELICIT_FUZZ": "quick"}))
-    return found
+    with LocalServer(f"{MODULE}:asgi", log=tmp / "uvicorn.log") as server:
+        targets = {"in-process": f"--server={MODULE}:app", "HTTP": f"--server={server.url}",
+                   "stdio": f"--server-command={sys.executable} -m {MODULE}"}
+        started = {transport: start(tmp / transport, target, f"--conformance-snapshots={GOLDEN}",
+                                    env={"ELICIT_FUZZ": "quick"})
+                   for transport, target in targets.items()}
+        yield {transport: finish(process, tmp / transport) for transport, process in started.items()}
 
 
-def golden(directory: Path) -> Path:
-    return directory / "golden"
-
-
-def test_the_committed_verdict_table_is_current_and_explained(runs: dict[str, list[SuiteRun]]) -> None:
-    result = runs["in-process"][0]
+def test_the_committed_verdict_table_is_current_and_explained(runs: dict[str, SuiteRun]) -> None:
+    result = runs["in-process"]
     assert result.returncode == 1 and result.index["cases"], result.output[-3000:]
     fresh = (result.directory / "report" / "verdicts.md").read_text()
     doc = DOC.read_text()
@@ -70,23 +66,23 @@ def test_the_tools_the_sdk_refuses_are_the_ones_the_doc_explains() -> None:
         assert f"`{tool}`" in why, f"docs/mcp-sdk.md does not explain why {tool} is refused: {error}"
 
 
-def test_the_same_verdicts_on_every_transport(runs: dict[str, list[SuiteRun]]) -> None:
-    here = runs["in-process"][0].statuses()
+def test_the_same_verdicts_on_every_transport(runs: dict[str, SuiteRun]) -> None:
+    here = runs["in-process"].statuses()
     assert "fail" in set(here.values()), "the SDK peer fails known cases (docs/mcp-sdk.md)"
     for transport in ("HTTP", "stdio"):
-        there = runs[transport][0].statuses()
+        there = runs[transport].statuses()
         assert set(here) == set(there), transport
         # Registration is not on the wire: over HTTP and stdio those cases are skipped.
         differing = {n: (a, b) for n, a in here.items() if (b := there[n]) != a}
         assert all("test_registration.py" in n and b == "skipped" for n, (_, b) in differing.items()), differing
 
 
-def test_two_runs_keep_byte_identical_golden_transcripts_on_every_transport(runs: dict[str, list[SuiteRun]]) -> None:
-    """Normalization holds for a server nobody here wrote: two runs write the same
-    files in-process, over HTTP and over stdio; and the three transports the same
-    files, the protocol being the same on each."""
-    written = {t: [golden_files(golden(r.directory)) for r in pair] for t, pair in runs.items()}
-    for transport, (first, second) in written.items():
-        assert first and first == second, (transport, sorted(k for k in first.keys() | second.keys()
-                                                             if first.get(k) != second.get(k))[:5])
-    assert written["in-process"][0] == written["HTTP"][0] == written["stdio"][0]
+def test_every_transport_keeps_the_committed_golden_transcripts(runs: dict[str, SuiteRun]) -> None:
+    """Normalization holds for a server nobody here wrote: in-process, over HTTP and over
+    stdio, every transcript of this run is byte for byte the one an earlier run committed,
+    so the three transports keep the same files, the protocol being the same on each."""
+    assert sorted(GOLDEN.rglob("*.jsonl")), f"no golden transcripts in {GOLDEN}: run {REGENERATE}"
+    for transport, result in runs.items():
+        assert golden_all_same(result.output), (
+            f"{transport}: the transcripts differ from the committed ones (run {REGENERATE} and review "
+            f"the diff):\n{golden_said(result.output)}")

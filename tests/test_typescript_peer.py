@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import SuiteRun, golden_all_same, golden_files
+from tests.suite import SuiteRun, golden_all_same, golden_said
 from tests.typescript import (
-    DOC, REVISIONS, TRANSPORTS, build, committed_table, golden, http_log, run_both, verdict_table, wire_cases,
+    DOC, GOLDEN, REVISIONS, TRANSPORTS, build, committed_table, http_log, run_both, verdict_table, wire_cases,
 )
 
 
@@ -30,8 +30,8 @@ def peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(peer: Path) -> dict[str, SuiteRun]:
-    """One run on each transport, writing its golden transcripts."""
-    return run_both(peer / "dist", peer.parent / "runs", "--snapshot-update")
+    """One run on each transport, each comparing its transcripts with the committed ones."""
+    return run_both(peer / "dist", peer.parent / "runs")
 
 
 def test_the_suite_runs_against_it_on_both_transports_and_revisions_without_interop_errors(
@@ -98,15 +98,13 @@ def test_the_tools_the_peer_leaves_out_are_the_ones_the_doc_explains(runs: dict[
         assert explained, f"docs/typescript-sdk.md does not say why the peer has no {tool}"
 
 
-def test_a_second_run_keeps_byte_identical_golden_transcripts_on_each_transport(
-    runs: dict[str, SuiteRun], peer: Path,
-) -> None:
-    """Normalization holds for a server nobody here wrote: a second run on each
-    transport, compared with the first one's files, finds every transcript the same;
-    and HTTP and stdio wrote the same files, the protocol being the same on both."""
-    first = peer.parent / "runs"
-    second = run_both(peer / "dist", peer.parent / "again", snapshots=first)
-    for transport, result in second.items():
-        assert golden_all_same(result.output), f"{transport}:\n{result.output[-4000:]}"
-    http, stdio = (golden_files(golden(first, t)) for t in TRANSPORTS)
-    assert http and http == stdio, sorted(k for k in http.keys() | stdio.keys() if http.get(k) != stdio.get(k))[:5]
+def test_each_transport_keeps_the_committed_golden_transcripts(runs: dict[str, SuiteRun]) -> None:
+    """Normalization holds for a server nobody here wrote: every transcript of this run,
+    over HTTP and over stdio, is byte for byte the one an earlier run committed
+    (fixtures/peers/golden/typescript, written by `python -m tests.typescript`), so the
+    two transports keep the same files, the protocol being the same on both."""
+    assert sorted(GOLDEN.rglob("*.jsonl")), f"no golden transcripts in {GOLDEN}: run `python -m tests.typescript`"
+    for transport, result in runs.items():
+        assert golden_all_same(result.output), (
+            f"{transport}: the transcripts differ from the committed ones (run `python -m tests.typescript` "
+            f"and review the diff):\n{golden_said(result.output)}")

@@ -2,6 +2,7 @@
 its verdict table in docs/typescript-sdk.md.
 
     python -m tests.typescript          # run the suite against it, rewrite the table
+                                        # and its golden transcripts
 
 The peer is installed with `npm ci` from its lockfile into a folder of its own,
 so the repository never holds `node_modules`.
@@ -20,10 +21,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.suite import ROOT, SuiteRun, run
+from tests.suite import ROOT, SuiteRun, golden_all_same, run
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
 DOC = ROOT / "docs" / "typescript-sdk.md"
+#: Its golden transcripts, one set for both transports (the protocol is the same on each):
+#: written by `python -m tests.typescript`, compared by every run of the test.
+GOLDEN = ROOT / "fixtures" / "peers" / "golden" / "typescript"
 REVISIONS = ("2026-07-28", "2025-11-25")
 TRANSPORTS = ("HTTP", "stdio")
 #: npm ci and tsc on a cold cache; the registry is the only thing off this machine.
@@ -81,24 +85,18 @@ def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         process.wait(timeout=10)
 
 
-def run_both(dist: Path, directory: Path, *options: str, snapshots: Path | None = None) -> dict[str, SuiteRun]:
-    """The whole suite against the peer over HTTP and over stdio; each transport's
-    golden transcripts in `golden(snapshots or directory, transport)`, written when
-    `options` hold --snapshot-update, else compared."""
+def run_both(dist: Path, directory: Path, *options: str, write: bool = False) -> dict[str, SuiteRun]:
+    """The whole suite against the peer over HTTP and over stdio, each comparing its
+    transcripts with GOLDEN; with `write` the HTTP run writes them first."""
     runs: dict[str, SuiteRun] = {}
-    root = snapshots or directory
+    golden = f"--conformance-snapshots={GOLDEN}"
     with http_server(dist) as (url, process):
-        runs["HTTP"] = run(directory / "http", f"--server={url}",
-                           f"--conformance-snapshots={golden(root, 'HTTP')}", *options)
+        runs["HTTP"] = run(directory / "http", f"--server={url}", golden,
+                           *(["--snapshot-update"] if write else []), *options)
         if process.poll() is not None:
             raise RuntimeError(f"the HTTP server exited during the run: {http_log(dist).read_text()[-2000:]}")
-    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}",
-                        f"--conformance-snapshots={golden(root, 'stdio')}", *options)
+    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden, *options)
     return runs
-
-
-def golden(directory: Path, transport: str) -> Path:
-    return directory / f"golden-{transport}"
 
 
 def _row(test_id: str) -> str:
@@ -142,7 +140,11 @@ def committed_table(doc: str) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         dist = build(Path(scratch) / "peer")
-        table = verdict_table(run_both(dist, Path(scratch) / "runs", "--snapshot-update"))
+        runs = run_both(dist, Path(scratch) / "runs", write=True)
+        if not golden_all_same(runs["stdio"].output):
+            sys.exit(f"over stdio the transcripts differ from those HTTP wrote to {GOLDEN}:\n"
+                     f"{runs['stdio'].output[-3000:]}")
+        table = verdict_table(runs)
     head, rest = DOC.read_text().split(START, 1)
     DOC.write_text(head + START + table + END + rest.split(END, 1)[1])
     sys.stdout.write(table)
