@@ -38,7 +38,8 @@ only by the cases that list, get or read prompts or resources.
 
 What the claim assumes, and `tests/test_mutants.py` checks on a sample by
 running those mutants' whole suite: each case's code path on the reference is
-the same from run to run (recorded on both fuzz profiles, united), and cases
+the same from run to run (the generated attacks, whose examples are the fuzz
+profile's, only on the profile recorded: a run on another runs them), and cases
 do not reach each other's state (each case's refs are its own).
 """
 
@@ -129,6 +130,7 @@ class Recorder:
             "footprints": {name: sorted({index[key(self.codes[i])] for i in ids}) for name, ids in self.seen.items()},
             "components": components(_target(session.config).server),
             "tools": {name: sorted(tools) for name, tools in self.ran.items()},
+            "profile": fuzz_profile(),
         }))
 
 
@@ -137,13 +139,16 @@ class Footprints:
     each mutant tests/shadow.py ran beside the reference, the cases where it diverged."""
 
     def __init__(self, cases: list[str], reach: dict[str, list[int]], components: dict[str, list[str]] | None,
-                 diverged: dict[str, list[str]] | None = None, tools: dict[str, list[str]] | None = None) -> None:
+                 diverged: dict[str, list[str]] | None = None, tools: dict[str, list[str]] | None = None,
+                 profiles: list[str | None] | None = None) -> None:
         self.cases = cases
         self.reach = reach
         self.components = components
         self.diverged = diverged or {}
         #: The tools each case ran.
         self.tools = tools or {}
+        #: The fuzz profiles (`ELICIT_FUZZ`) the recordings ran the generated attacks on.
+        self.profiles = profiles or []
 
     @classmethod
     def united(cls, recordings: Iterable[Path], shadows: Iterable[Path] = ()) -> Footprints:
@@ -152,6 +157,10 @@ class Footprints:
         components: dict[str, list[str]] | None = None
         diverged: dict[str, set[str]] = {}
         tools: dict[str, set[str]] = {}
+        profiles: list[str | None] = []
+        for path in [*shadows, *recordings]:
+            if (profile := json.loads(path.read_text())["profile"]) not in profiles:
+                profiles.append(profile)
         for path in shadows:
             data = json.loads(path.read_text())
             for name, where in data["diverged"].items():
@@ -172,7 +181,7 @@ class Footprints:
                 tools.setdefault(name, set()).update(ran)
         return cls(list(cases), {k: sorted(v) for k, v in reach.items()}, components,
                    {name: sorted(where) for name, where in diverged.items()},
-                   {name: sorted(ran) for name, ran in tools.items()})
+                   {name: sorted(ran) for name, ran in tools.items()}, profiles)
 
     @classmethod
     def load(cls, path: Path) -> Footprints:
@@ -180,13 +189,31 @@ class Footprints:
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"cases": self.cases, "reach": self.reach, "components": self.components,
-                                    "diverged": self.diverged, "tools": self.tools}))
+                                    "diverged": self.diverged, "tools": self.tools, "profiles": self.profiles}))
 
     def cases_reaching(self, keys: set[str]) -> set[str]:
         return {self.cases[i] for k in keys for i in self.reach.get(k, ())}
 
     def cases_running(self, tools: set[str]) -> set[str]:
         return {case for case, ran in self.tools.items() if tools & set(ran)}
+
+    def recorded(self) -> set[str]:
+        """The cases whose recording holds for this run: all, but the generated attacks
+        where they were recorded on another fuzz profile, whose examples are not this
+        run's (a mutant meant to fail them runs the `ci` examples, the recording the
+        `quick` ones: it runs them)."""
+        if fuzz_profile() in self.profiles:
+            return set(self.cases)
+        return {case for case in self.cases if not case.startswith(GENERATED)}
+
+
+#: The one case whose path depends on the fuzz profile: its examples are the profile's.
+GENERATED = "conformance/cases/test_hostile_input.py::"
+
+
+def fuzz_profile() -> str | None:
+    """The generated attacks' profile this run (`ELICIT_FUZZ`; None: the suite's default)."""
+    return os.environ.get("ELICIT_FUZZ")
 
 
 #: The engine's modules whose functions hold no state and do no I/O, each result made from
@@ -386,7 +413,7 @@ class Selector:
             if self.scoped:
                 reaching |= self.footprints.cases_reaching(sees_prompts_and_resources())
             reaching |= self.footprints.cases_running(self.built_otherwise)
-            recorded = set(self.footprints.cases)
+            recorded = self.footprints.recorded()
             left = [item for item in items if item.nodeid not in reaching and item.nodeid in recorded]
             if left:
                 config.hook.pytest_deselected(items=left)

@@ -48,7 +48,7 @@ from typing import Any
 
 import pytest
 
-from tests.footprint import PURE, SESSION, Outcome, components, unwrapped
+from tests.footprint import PURE, SESSION, Outcome, components, fuzz_profile, unwrapped
 
 SHADOW, SHADOW_OF = "ELICIT_SHADOW", "ELICIT_SHADOW_OF"
 
@@ -281,6 +281,7 @@ class Shadow:
             # What a run selected by these alone compares (`footprint.Footprints.united`).
             "cases": self.cases,
             "components": components(app.app),
+            "profile": fuzz_profile(),
         }))
 
 
