@@ -13,6 +13,7 @@ whenever it does (`fixtures/variants.used`), and a run whose log is empty fails.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import SPEC_HOSTS
 from tests.footprint import MUTANT, SELECT, SELECTION, Footprints
 from tests.shadow import SHADOW, SHADOW_OF
-from tests.suite import SuiteRun, finish, run, start, unserved_task
+from tests.suite import Started, SuiteRun, finish, run, start, unserved_task
 
 VARIANTS = catalogue()
 TRANSPORTS = ("in-process", "http")
@@ -36,37 +37,52 @@ MODERN_ONLY = ("-k", "not 2025-11-25")
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], tuple[SuiteRun, Path]]]:
-    """Every variant on both transports, all at once: each run, and its variant's use-log.
+    """Every variant on both transports: each run, and its variant's use-log.
 
-    Over HTTP each runs every case. In-process, a variant that adds a middleware runs the
-    cases in which its middleware, run beside the reference, answered otherwise
-    (tests/shadow.py): in every other case it is the reference, which passes."""
+    In-process, a variant that adds a middleware runs the cases in which its middleware,
+    run beside the reference, answered otherwise (tests/shadow.py): in every other case it
+    is the reference, which passes. Over HTTP it runs the cases it ran in-process: its
+    middleware is the same code, handed the same requests and the same answers of the
+    reference (the transports carry the same messages: the golden transcripts of
+    tests/test_transports.py), so it answers otherwise in the same cases, and the others
+    are the reference's over HTTP, which passes them."""
     tmp = tmp_path_factory.mktemp("variants")
     shadow, selected = tmp / "shadow.json", tmp / "footprints.json"
+    reference = run(tmp / "reference", "-p", "tests.shadow", *MODERN_ONLY,
+                    env={"ELICIT_FUZZ": "quick", SHADOW: str(shadow), SHADOW_OF: "variants"})
+    assert reference.returncode == 0, f"the reference, variants beside it:\n{reference.output[-3000:]}"
+    Footprints.united([], [shadow]).save(selected)
+
+    def used(variant: Variant, transport: str) -> Path:
+        return tmp / f"{variant.name}-{transport}.used"
+
+    def launched(variant: Variant, transport: str, options: tuple[str, ...], env: dict[str, str],
+                 cases: tuple[str, ...] = ("conformance/cases",)) -> Started:
+        strict = () if variant.should_not else ("--conformance-strict",)
+        return start(tmp / f"{variant.name}-{transport}", *options, *strict, cases=cases,
+                     env={"ELICIT_FUZZ": "quick", LOG: str(used(variant, transport)), **env})
+
+    found: dict[tuple[str, str], tuple[SuiteRun, Path]] = {}
+    in_process = {variant.name: launched(variant, "in-process", (f"--server={variant.server}", *MODERN_ONLY,
+                                                                 "-p", "tests.footprint"),
+                                         {SELECT: str(selected), MUTANT: variant.name,
+                                          SELECTION: str(tmp / f"{variant.name}-in-process" / "selection.json")})
+                  for variant in VARIANTS}
+    for variant in VARIANTS:
+        directory = tmp / f"{variant.name}-in-process"
+        found[(variant.name, "in-process")] = (finish(in_process[variant.name], directory), used(variant, "in-process"))
     with contextlib.ExitStack() as stack:
-        started = {}
-        for transport in ("http", "in-process"):
-            if transport == "in-process":
-                reference = run(tmp / "reference", "-p", "tests.shadow", *MODERN_ONLY,
-                                env={"ELICIT_FUZZ": "quick", SHADOW: str(shadow), SHADOW_OF: "variants"})
-                assert reference.returncode == 0, f"the reference, variants beside it:\n{reference.output[-3000:]}"
-                Footprints.united([], [shadow]).save(selected)
-            for variant in VARIANTS:
-                directory = tmp / f"{variant.name}-{transport}"
-                used = {LOG: str(tmp / f"{variant.name}-{transport}.used")}
-                if transport == "http":
-                    server = stack.enter_context(LocalServer(variant.asgi, env=used,
-                                                             log=tmp / f"{variant.name}.uvicorn.log"))
-                    options: tuple[str, ...] = (f"--server={server.url}", *MODERN_ONLY)
-                else:
-                    options = (f"--server={variant.server}", *MODERN_ONLY, "-p", "tests.footprint")
-                    used |= {SELECT: str(selected), SELECTION: str(directory / "selection.json"),
-                             MUTANT: variant.name}
-                started[(variant.name, transport)] = (
-                    start(directory, *options, *(() if variant.should_not else ("--conformance-strict",)),
-                          env={"ELICIT_FUZZ": "quick", **used}),
-                    directory, Path(used[LOG]))
-        yield {key: (finish(process, directory), log) for key, (process, directory, log) in started.items()}
+        over_http = {}
+        for variant in VARIANTS:
+            server = stack.enter_context(LocalServer(variant.asgi, env={LOG: str(used(variant, "http"))},
+                                                     log=tmp / f"{variant.name}.uvicorn.log"))
+            chosen = json.loads((tmp / f"{variant.name}-in-process" / "selection.json").read_text())
+            cases = tuple(chosen["run"]) if not chosen["whole"] and chosen["run"] else ("conformance/cases",)
+            over_http[variant.name] = launched(variant, "http", (f"--server={server.url}", *MODERN_ONLY), {}, cases)
+        for variant in VARIANTS:
+            found[(variant.name, "http")] = (finish(over_http[variant.name], tmp / f"{variant.name}-http"),
+                                              used(variant, "http"))
+    yield found
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
