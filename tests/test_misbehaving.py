@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.local_server import LocalServer
+from tests import forkserver
 from tests.suite import ROOT, SuiteRun, finish, start, unserved_task
 
 SEEDS = (1, 2)
@@ -58,8 +59,11 @@ def _judged(result: SuiteRun, acts: Path) -> None:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, int], tuple[SuiteRun, Path]]]:
     """Every seed on both transports, all at once: the runs mostly wait out timeouts."""
     tmp = tmp_path_factory.mktemp("misbehaving")
-    command = f"{sys.executable} -m tests.misbehaving -- {sys.executable} -m elicit_conformance.reference"
     with contextlib.ExitStack() as stack:
+        # `python -m elicit_conformance.reference` behind the relay, forked from one warm
+        # interpreter (tests/forkserver.py): every request left unanswered starts another.
+        reference = stack.enter_context(forkserver.serving("elicit_conformance.reference", ROOT))
+        command = f"{sys.executable} -m tests.misbehaving -- {reference}"
         started = {}
         for seed in SEEDS:
             acts = {transport: tmp / f"{transport}-{seed}.acts" for transport in ("stdio", "http")}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +25,8 @@ import pytest
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ERAS
-from tests.suite import TASKS_SERVED, SuiteRun, finish, golden_all_same, start
+from tests import forkserver
+from tests.suite import ROOT, TASKS_SERVED, SuiteRun, finish, golden_all_same, start
 
 TRANSPORTS = ["in-process", "http", "stdio", "stdio -n 2"]
 #: The client identities the cases use: each revision, declaring both
@@ -35,20 +35,23 @@ TRANSPORTS = ["in-process", "http", "stdio", "stdio -n 2"]
 IDENTITIES = len(ERAS) * 3 + 2
 
 
-def _stdio(pids: Path) -> str:
+def _stdio(command: str, pids: Path) -> str:
     """The reference's stdio command, each start of it written to `pids`."""
-    return f"--server-command=sh -c 'echo $$ >> {pids}; exec {sys.executable} -m elicit_conformance.reference'"
+    return f"--server-command=sh -c 'echo $$ >> {pids}; exec {command}'"
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRun]]:
     tmp = tmp_path_factory.mktemp("transports")
-    with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp / "uvicorn.log") as server:
+    # `python -m elicit_conformance.reference`, each forked from one warm interpreter
+    # (tests/forkserver.py): a process per client identity, 3 s of imports each otherwise.
+    with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp / "uvicorn.log") as server, \
+            forkserver.serving("elicit_conformance.reference", ROOT) as reference:
         options = {
             "in-process": [],
             "http": [f"--server={server.url}", "--golden-transcripts"],
-            "stdio": [_stdio(tmp / "stdio.pids"), "--golden-transcripts"],
-            "stdio -n 2": [_stdio(tmp / "stdio-n2.pids"), "--golden-transcripts", "-n", "2"],
+            "stdio": [_stdio(reference, tmp / "stdio.pids"), "--golden-transcripts"],
+            "stdio -n 2": [_stdio(reference, tmp / "stdio-n2.pids"), "--golden-transcripts", "-n", "2"],
         }
         # The generated attacks run in full in-process; over the wire their quick profile
         # (the same kinds, fewer plans) is enough to show the transports agree.
