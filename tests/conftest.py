@@ -18,15 +18,15 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 #: The files that run whole suites in child processes or start real components (a wheel
-#: in a fresh venv, node, HAProxy, Redis), longest first (the per-file table at the end
-#: of a run; budget in docs/benchmarks.md). They are marked `slow`: the inner loop,
-#: `pytest -m "not slow" -n 2`, leaves them to `.ci/run`. Under `-n 2 --dist loadfile` a
+#: in a fresh venv, node, HAProxy, Redis), longest first (by the wall seconds of the
+#: per-file table at the end of a run; budget in docs/benchmarks.md). They are marked
+#: `slow`: the inner loop, `pytest -m "not slow" -n 2`, leaves them to `.ci/run`. Under `-n 2 --dist loadfile` a
 #: worker takes a whole file at a time, in collection order, so the longest go first: one
 #: handed out halfway through would keep a worker busy long after the other had finished.
-SLOW = ("test_mutants.py", "test_wheel.py", "test_misbehaving.py", "test_mcp_sdk_peer.py", "test_transports.py",
-        "test_grading.py", "test_typescript_peer.py", "test_xdist.py", "test_stateless.py", "test_stdio.py",
-        "test_mutate.py", "test_contract_server.py", "test_no_false_failures.py", "test_compare.py",
-        "test_snapshots.py", "test_official_suite.py", "test_bench.py", "test_partial.py", "test_variants.py")
+SLOW = ("test_mutants.py", "test_wheel.py", "test_grading.py", "test_stateless.py", "test_misbehaving.py",
+        "test_transports.py", "test_variants.py", "test_typescript_peer.py", "test_mutate.py", "test_xdist.py",
+        "test_stdio.py", "test_mcp_sdk_peer.py", "test_compare.py", "test_snapshots.py", "test_official_suite.py",
+        "test_contract_server.py", "test_no_false_failures.py", "test_bench.py", "test_partial.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m reads the marks
