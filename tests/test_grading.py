@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.catalog import load
-from tests.suite import BASELINE, NO_DIGEST, ROOT, TASKS_SERVED, run
+from tests.suite import BASELINE, NO_DIGEST, ROOT, TASKS_SERVED, finish, run, start
 
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
@@ -55,13 +55,15 @@ def test_entries_may_name_single_cases_with_or_without_their_revision(tmp_path: 
     dig_1 = "test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped"
     every_revision = tmp_path / "every.txt"
     every_revision.write_text(f"{dig_1}: the digest is ignored\n")
-    result = run(tmp_path / "every", NO_DIGEST, f"--conformance-baseline={every_revision}")
-    assert result.returncode == 0, result.output[-3000:]
-    assert result.statuses()[DIG_1] == "expected failure"
     one = tmp_path / "one.txt"
     one.write_text(f"{dig_1}[2026-07-28]: the digest is ignored\ntest_scenario[BAT-1]: fixed long ago\n"
                    "test_scenario[NOPE-9-2026-07-28]: never existed\n")
-    result = run(tmp_path / "one", NO_DIGEST, f"--conformance-baseline={one}")
+    started = {name: start(tmp_path / name, NO_DIGEST, f"--conformance-baseline={baseline}")
+               for name, baseline in (("every", every_revision), ("one", one))}
+    result = finish(started["every"], tmp_path / "every")
+    assert result.returncode == 0, result.output[-3000:]
+    assert result.statuses()[DIG_1] == "expected failure"
+    result = finish(started["one"], tmp_path / "one")
     assert result.returncode == 1
     statuses = result.judged()
     assert statuses[DIG_1] == "expected failure"
@@ -95,10 +97,12 @@ def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path, line: str, says
 
 def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
     vague = "--server=elicit_conformance.fixtures.mutants.vague_errors:app"
-    lenient = run(tmp_path / "lenient", vague)
+    started = {name: start(tmp_path / name, vague, *options) for name, options in
+               (("lenient", ()), ("strict", ("--conformance-strict",)))}
+    lenient = finish(started["lenient"], tmp_path / "lenient")
     assert lenient.returncode == 0, lenient.output[-3000:]
     assert "SHOULD not met: TYP-4/clear: the error does not name 'destination'" in lenient.output
-    strict = run(tmp_path / "strict", vague, "--conformance-strict")
+    strict = finish(started["strict"], tmp_path / "strict")
     assert strict.returncode == 1
     failed = {n for n, s in strict.statuses().items() if s == "fail"}
     assert failed == {
