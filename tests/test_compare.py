@@ -17,8 +17,11 @@ MUTANT = "one_per_round"
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SuiteRun]:
     tmp = tmp_path_factory.mktemp("compare")
-    return {"reference": run(tmp / "reference"),
-            "mutant": run(tmp / "mutant", f"--server=elicit_conformance.fixtures.mutants.{MUTANT}:app")}
+    # Reports compared, not hostile input judged: the attacks on their quick profile (a
+    # module fixture runs before the `quick_attacks` of a test could set it).
+    quick = {"ELICIT_FUZZ": "quick"}
+    return {"reference": run(tmp / "reference", env=quick),
+            "mutant": run(tmp / "mutant", f"--server=elicit_conformance.fixtures.mutants.{MUTANT}:app", env=quick)}
 
 
 def compare(*arguments: Path | str) -> subprocess.CompletedProcess[str]:
