@@ -29,6 +29,9 @@ from tests import forkserver
 from tests.suite import ROOT, TASKS_SERVED, SuiteRun, finish, golden_all_same, start
 
 TRANSPORTS = ["in-process", "http", "stdio", "stdio -n 2"]
+#: The case files, last first.
+REVERSED = tuple(str(f.relative_to(ROOT)) for f in sorted((ROOT / "conformance" / "cases").glob("test_*.py"),
+                                                           reverse=True))
 #: The client identities the cases use: each revision, declaring both
 #: elicitation modes, URL mode only, or none; and on 2026-07-28 a client opting
 #: into tasks, with form elicitation or without (TASK-5).
@@ -55,10 +58,23 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
         }
         # The generated attacks run in full in-process; over the wire their quick profile
         # (the same kinds, fewer plans) is enough to show the transports agree.
+        # In-process the case files run in reverse order: a worker under -n runs any share of
+        # the cases in any order, so no case may depend on those run before it.
         started = {name: start(tmp / name.replace(" ", ""), *options[name],
-                               env=None if name == "in-process" else {"ELICIT_FUZZ": "quick"})
+                               env=None if name == "in-process" else {"ELICIT_FUZZ": "quick"},
+                               cases=REVERSED if name == "in-process" else ("conformance/cases",))
                    for name in TRANSPORTS}
         yield {name: finish(process, tmp / name.replace(" ", "")) for name, process in started.items()}
+
+
+def test_no_case_depends_on_the_cases_run_before_it(runs: dict[str, SuiteRun]) -> None:
+    """The in-process run took the case files in reverse order. Refs shared between cases
+    once made SEC-1 and BAT-2 read the body runs of the BAT-1 and BAT-3 scenarios when
+    those ran first."""
+    run = runs["in-process"]
+    assert [row["nodeid"].split("::")[0] for row in run.index["cases"]][0] == REVERSED[0]
+    assert run.returncode == 0, run.output[-3000:]
+    assert set(run.judged().values()) <= {"pass", "skipped"}
 
 
 def test_stdio_starts_a_process_per_client_identity_not_per_connection(runs: dict[str, SuiteRun]) -> None:

@@ -56,16 +56,6 @@ def test_stale_baseline_entries_are_judged_across_workers(tmp_path: Path) -> Non
     assert result.index["problems"] == ["stale baseline entry (line 7): DIG-3 matches no case"]
 
 
-def test_no_case_depends_on_the_cases_run_before_it(tmp_path: Path) -> None:
-    # A worker runs any share of the cases, in any order: here the case files in
-    # reverse. Refs shared between cases once made SEC-1 and BAT-2 read the body
-    # runs of the BAT-1 and BAT-3 scenarios when those ran first.
-    files = sorted((ROOT / "conformance" / "cases").glob("test_*.py"), reverse=True)
-    result = run(tmp_path / "reversed", cases=tuple(str(f.relative_to(ROOT)) for f in files))
-    assert result.returncode == 0, result.output[-3000:]
-    assert set(result.judged().values()) == {"pass"}
-
-
 def test_row_coverage_is_judged_across_workers(tmp_path: Path) -> None:
     table = tmp_path / "requirements.toml"
     table.write_text((ROOT / "conformance" / "requirements.toml").read_text() + (
