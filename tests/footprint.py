@@ -158,11 +158,9 @@ class Footprints:
         diverged: dict[str, set[str]] = {}
         tools: dict[str, set[str]] = {}
         profiles: list[str | None] = []
-        for path in [*shadows, *recordings]:
-            if (profile := json.loads(path.read_text())["profile"]) not in profiles:
-                profiles.append(profile)
         for path in shadows:
             data = json.loads(path.read_text())
+            profiles.append(data["profile"])
             for name, where in data["diverged"].items():
                 diverged.setdefault(name, set()).update(where)
             # Judged by these alone (no recording), they say what was run and listed.
@@ -171,6 +169,7 @@ class Footprints:
             components = components or data["components"]
         for path in recordings:
             data = json.loads(path.read_text())
+            profiles.append(data["profile"])
             keys = data["keys"]
             for name, indices in data["footprints"].items():
                 case = cases.setdefault(name, len(cases))
@@ -181,7 +180,7 @@ class Footprints:
                 tools.setdefault(name, set()).update(ran)
         return cls(list(cases), {k: sorted(v) for k, v in reach.items()}, components,
                    {name: sorted(where) for name, where in diverged.items()},
-                   {name: sorted(ran) for name, ran in tools.items()}, profiles)
+                   {name: sorted(ran) for name, ran in tools.items()}, sorted(set(profiles), key=str))
 
     @classmethod
     def load(cls, path: Path) -> Footprints:

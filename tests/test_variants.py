@@ -53,35 +53,42 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, s
     assert reference.returncode == 0, f"the reference, variants beside it:\n{reference.output[-3000:]}"
     Footprints.united([], [shadow]).save(selected)
 
+    def folder(variant: Variant, transport: str) -> Path:
+        return tmp / f"{variant.name}-{transport}"
+
     def used(variant: Variant, transport: str) -> Path:
         return tmp / f"{variant.name}-{transport}.used"
 
     def launched(variant: Variant, transport: str, options: tuple[str, ...], env: dict[str, str],
                  cases: tuple[str, ...] = ("conformance/cases",)) -> Started:
         strict = () if variant.should_not else ("--conformance-strict",)
-        return start(tmp / f"{variant.name}-{transport}", *options, *strict, cases=cases,
+        return start(folder(variant, transport), *options, *strict, cases=cases,
                      env={"ELICIT_FUZZ": "quick", LOG: str(used(variant, transport)), **env})
+
+    def finished(variant: Variant, transport: str, started: Started) -> tuple[SuiteRun, Path]:
+        return finish(started, folder(variant, transport)), used(variant, transport)
+
+    def selection(variant: Variant) -> Path:
+        return folder(variant, "in-process") / "selection.json"
 
     found: dict[tuple[str, str], tuple[SuiteRun, Path]] = {}
     in_process = {variant.name: launched(variant, "in-process", (f"--server={variant.server}", *MODERN_ONLY,
                                                                  "-p", "tests.footprint"),
                                          {SELECT: str(selected), MUTANT: variant.name,
-                                          SELECTION: str(tmp / f"{variant.name}-in-process" / "selection.json")})
+                                          SELECTION: str(selection(variant))})
                   for variant in VARIANTS}
     for variant in VARIANTS:
-        directory = tmp / f"{variant.name}-in-process"
-        found[(variant.name, "in-process")] = (finish(in_process[variant.name], directory), used(variant, "in-process"))
+        found[(variant.name, "in-process")] = finished(variant, "in-process", in_process[variant.name])
     with contextlib.ExitStack() as stack:
         over_http = {}
         for variant in VARIANTS:
             server = stack.enter_context(LocalServer(variant.asgi, env={LOG: str(used(variant, "http"))},
                                                      log=tmp / f"{variant.name}.uvicorn.log"))
-            chosen = json.loads((tmp / f"{variant.name}-in-process" / "selection.json").read_text())
+            chosen = json.loads(selection(variant).read_text())
             cases = tuple(chosen["run"]) if not chosen["whole"] and chosen["run"] else ("conformance/cases",)
             over_http[variant.name] = launched(variant, "http", (f"--server={server.url}", *MODERN_ONLY), {}, cases)
         for variant in VARIANTS:
-            found[(variant.name, "http")] = (finish(over_http[variant.name], tmp / f"{variant.name}-http"),
-                                              used(variant, "http"))
+            found[(variant.name, "http")] = finished(variant, "http", over_http[variant.name])
     yield found
 
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.suite import ROOT, SuiteRun, golden_all_same, run
+from tests.suite import ROOT, SuiteRun, golden_all_same, golden_said, run
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
 DOC = ROOT / "docs" / "typescript-sdk.md"
@@ -85,17 +85,16 @@ def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         process.wait(timeout=10)
 
 
-def run_both(dist: Path, directory: Path, *options: str, write: bool = False) -> dict[str, SuiteRun]:
+def run_both(dist: Path, directory: Path, *, write: bool = False) -> dict[str, SuiteRun]:
     """The whole suite against the peer over HTTP and over stdio, each comparing its
     transcripts with GOLDEN; with `write` the HTTP run writes them first."""
     runs: dict[str, SuiteRun] = {}
     golden = f"--conformance-snapshots={GOLDEN}"
     with http_server(dist) as (url, process):
-        runs["HTTP"] = run(directory / "http", f"--server={url}", golden,
-                           *(["--snapshot-update"] if write else []), *options)
+        runs["HTTP"] = run(directory / "http", f"--server={url}", golden, *(["--snapshot-update"] if write else []))
         if process.poll() is not None:
             raise RuntimeError(f"the HTTP server exited during the run: {http_log(dist).read_text()[-2000:]}")
-    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden, *options)
+    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden)
     return runs
 
 
@@ -143,7 +142,7 @@ def main() -> None:
         runs = run_both(dist, Path(scratch) / "runs", write=True)
         if not golden_all_same(runs["stdio"].output):
             sys.exit(f"over stdio the transcripts differ from those HTTP wrote to {GOLDEN}:\n"
-                     f"{runs['stdio'].output[-3000:]}")
+                     f"{golden_said(runs['stdio'].output)}")
         table = verdict_table(runs)
     head, rest = DOC.read_text().split(START, 1)
     DOC.write_text(head + START + table + END + rest.split(END, 1)[1])
