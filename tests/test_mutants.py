@@ -18,7 +18,8 @@ time; a mutant marked `SERVE = "http"` is judged at the URL its `asgi` is
 served on by uvicorn, whole, from the start. A mutant that claims no SEC row runs
 the generated attacks on their `quick` profile, where they were recorded: it is
 checked not to fail them, on fewer examples; one that claims SEC rows runs the
-`ci` examples it must fail (profile `kill`: unshrunk), whatever its selection.
+explicit examples and the quick ones, which it must fail (profile `brief`: unshrunk),
+whatever its selection.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         reference = pool.submit(record).result()
         Footprints.united([recording], [shadow]).save(united)
         # Those that must fail the long attacks first: the others fill in around them.
-        order = sorted((m for m in mutants if m.serve != "http"), key=lambda m: _fuzz(m) != "kill")
+        order = sorted((m for m in mutants if m.serve != "http"), key=lambda m: _fuzz(m) != "brief")
         judged = dict(pool.map(judge, order)) | dict(f.result() for f in apart)
         narrowest = sorted((m for m in mutants if judged[m.name].whole is None), key=lambda m: len(judged[m.name].ran))
         sample = [m for by in sorted({judged[m.name].by for m in narrowest})
@@ -148,13 +149,13 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def _fuzz(mutant: Mutant) -> str:
-    """`kill` (the `ci` examples, unshrunk: only failing counts here) for a mutant that may
-    be meant to fail the generated attacks (a SEC row, or every case of their revision);
-    `quick` for one checked not to fail them."""
+    """`brief` (every explicit example, then the quick ones, unshrunk: only failing counts
+    here) for a mutant that may be meant to fail the generated attacks (a SEC row, or every
+    case of their revision); `quick` for one checked not to fail them."""
     entries = [_ENTRY.match(e) for e in mutant.breaks]
     claims_sec = any(e["id"].startswith("SEC-") or (e["id"] == "*" and e["revision"] in (None, MODERN))
                      for e in entries)
-    return "kill" if claims_sec else "quick"
+    return "brief" if claims_sec else "quick"
 
 
 def test_the_reference_fails_no_case_while_recorded(matrix: Matrix) -> None:

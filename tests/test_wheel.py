@@ -26,6 +26,7 @@ from tests.typescript import build, http_server
 #: The oldest pytest the package declares, installed beside the wheel.
 PYTEST_FLOOR = "pytest>=8.2,<9"
 SETUP_TIMEOUT = 900
+QUICK = {"ELICIT_FUZZ": "quick"}
 RUN_TIMEOUT = 600
 
 TINY_SERVER = '''\
@@ -94,8 +95,8 @@ def test_nothing_of_the_suite_was_loaded():
 class Venv:
     bin: Path
 
-    def pytest(self, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-        return self._run([str(self.bin / "pytest"), "-p", "no:cacheprovider", *args], cwd, {})
+    def pytest(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return self._run([str(self.bin / "pytest"), "-p", "no:cacheprovider", *args], cwd, env or {})
 
     def script(self, cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         """docs/ci/conformance.sh, with this venv's python first on PATH (as `python`)."""
@@ -236,7 +237,9 @@ def test_a_server_keeps_its_own_golden_transcripts_with_the_ci_script(venv: Venv
 def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, tmp_path: Path) -> None:
     """The README's "Running the suite against another server": the TypeScript peer,
     built with npm ci, checked from the installed wheel in its own folder over stdio
-    (writing a baseline) and over HTTP (with that baseline, which must fit exactly)."""
+    (writing a baseline) and over HTTP (with that baseline, which must fit exactly).
+    The generated attacks run on their `quick` profile: the peer's verdict on their `ci`
+    examples is tests/test_typescript_peer.py's."""
     server = tmp_path / "server"
     try:
         dist = build(server)
@@ -244,7 +247,7 @@ def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, 
         pytest.fail(str(error))
     stdio = venv.pytest(
         server, "--pyargs", "elicit_conformance.cases", "--server-command=node dist/stdio.js",
-        "--conformance-report=report-stdio", "--conformance-write-baseline=elicit-baseline.txt",
+        "--conformance-report=report-stdio", "--conformance-write-baseline=elicit-baseline.txt", env=QUICK,
     )
     assert stdio.returncode == 1, stdio.stdout[-4000:]  # DIG-1 fails: see docs/typescript-sdk.md
     assert "elicit-conformance target: node dist/stdio.js (from --server-command)" in stdio.stdout, stdio.stdout[:2000]
@@ -255,7 +258,7 @@ def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, 
     with http_server(dist) as (url, _):
         http = venv.pytest(
             server, "--pyargs", "elicit_conformance.cases", f"--server={url}",
-            "--conformance-baseline=elicit-baseline.txt",
+            "--conformance-baseline=elicit-baseline.txt", env=QUICK,
         )
     assert http.returncode == 0, http.stdout[-4000:]  # same verdicts: no entry stale, nothing new
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.suite import ROOT, SuiteRun, golden_all_same, golden_said, run
+from tests.suite import ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
 DOC = ROOT / "docs" / "typescript-sdk.md"
@@ -86,15 +86,19 @@ def http_server(dist: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
 
 
 def run_both(dist: Path, directory: Path, *, write: bool = False) -> dict[str, SuiteRun]:
-    """The whole suite against the peer over HTTP and over stdio, each comparing its
-    transcripts with GOLDEN; with `write` the HTTP run writes them first."""
-    runs: dict[str, SuiteRun] = {}
+    """The whole suite against the peer over HTTP and over stdio at once, each comparing
+    its transcripts with GOLDEN; with `write` the HTTP run writes them, and stdio runs after.
+    The generated attacks run their `ci` examples over stdio and the `quick` ones over HTTP:
+    the two carry the same messages, and ci's 450 calls once are the peer's verdict."""
     golden = f"--conformance-snapshots={GOLDEN}"
     with http_server(dist) as (url, process):
-        runs["HTTP"] = run(directory / "http", f"--server={url}", golden, *(["--snapshot-update"] if write else []))
+        http = start(directory / "http", f"--server={url}", golden, *(["--snapshot-update"] if write else []),
+                     env={"ELICIT_FUZZ": "quick"})
+        written = finish(http, directory / "http") if write else None  # what stdio compares with
+        stdio = start(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden)
+        runs = {"HTTP": written or finish(http, directory / "http"), "stdio": finish(stdio, directory / "stdio")}
         if process.poll() is not None:
             raise RuntimeError(f"the HTTP server exited during the run: {http_log(dist).read_text()[-2000:]}")
-    runs["stdio"] = run(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden)
     return runs
 
 

@@ -30,9 +30,10 @@ examples on every run, at least 1,000 rounds; `deep` is random, ten times
 longer, for local hunting: `ELICIT_FUZZ=deep pytest conformance/cases -k hostile`;
 `quick` is derandomized too, a tenth of `ci`'s examples and none of the
 explicit ones, for the suite's own CI where a server not meant to fail this
-case runs the whole suite (tests/test_mutants.py); `kill` is `ci` ending at the
-first failing example, unshrunk, for the suite's own CI where a server must fail
-this case.
+case runs the whole suite (tests/test_mutants.py); `brief` is `ci`'s explicit
+examples and `quick`'s generated ones, ending at the first failing example,
+unshrunk, for the suite's own CI where a server must fail this case, or where
+every kind of attack must cross a real deployment (tests/test_stateless.py).
 """
 
 from __future__ import annotations
@@ -60,9 +61,13 @@ PROFILES = {
     "quick": (settings(max_examples=45, derandomize=True, database=None, deadline=None,
                        suppress_health_check=list(HealthCheck)), 100),
 }
-#: `ci`'s examples, ending at the first that fails, unshrunk: for the suite's own CI, where a
-#: server meant to fail this case need only be seen to fail it (tests/test_mutants.py).
-PROFILES["kill"] = (settings(PROFILES["ci"][0], phases=[Phase.explicit, Phase.reuse, Phase.generate]), 1000)
+#: Every explicit example, then `quick`'s generated ones, ending at the first that fails,
+#: unshrunk: for the suite's own CI, where a server meant to fail this case need only be seen
+#: to fail it (tests/test_mutants.py; one that fails only the counts at the end, nothing
+#: completed or nothing refused, fails them after 45 calls as after 450), and where every
+#: kind of attack must cross a deployment, not 450 calls of them (tests/test_stateless.py).
+PROFILES["brief"] = (settings(PROFILES["quick"][0], phases=[Phase.explicit, Phase.reuse, Phase.generate]),
+                    PROFILES["quick"][1])
 PROFILE_NAME = os.environ.get("ELICIT_FUZZ", "ci")
 PROFILE, MIN_ROUNDS = PROFILES[PROFILE_NAME]
 TOOL = "book_reworded"
@@ -279,7 +284,7 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
                 raise abandoned.error from None
             except CheckFailed as error:
                 smallest = failing[-1].said() if failing else "not recorded"
-                which = "First" if PROFILE_NAME == "kill" else "Smallest"
+                which = "First" if PROFILE_NAME == "brief" else "Smallest"
                 raise CheckFailed(error.row, f"{error.sentence} {which} failing example: {smallest}") from None
     case.inform("INFO/fuzz", {"rounds": tally.rounds, "examples": tally.examples, **tally.outcomes})
     check("SEC-3", bool(tally.outcomes.get("completed")),
