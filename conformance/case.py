@@ -17,11 +17,11 @@ import anyio
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
 from elicit_conformance.normalize import normalize
-from elicit_conformance.reach import list_tools
+from elicit_conformance.connection.reach import list_tools
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.target import Target
+from elicit_conformance.connection.target import Target
 from elicit_conformance.verdict import Broken, NotOffered, brief, unwrapped
-from elicit_conformance.wire import TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
+from elicit_conformance.connection.wire import TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
 
 P = ParamSpec("P")
 

@@ -35,11 +35,11 @@ from elicit_conformance import unimplemented
 from elicit_conformance.case import Case
 from elicit_conformance.snapshot import Found, Golden, render
 from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
-from elicit_conformance.reach import Unreachable, list_tools
+from elicit_conformance.connection.reach import Unreachable, list_tools
 from elicit_conformance.report import Outcome, Report, Status
 from elicit_conformance.requirements import Table, TableError
 from elicit_conformance.revisions import ERAS
-from elicit_conformance.target import (
+from elicit_conformance.connection.target import (
     DEFAULT_SPEC,
     Target,
     TargetError,
@@ -48,7 +48,7 @@ from elicit_conformance.target import (
 )
 from elicit_conformance import verdict
 from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, NotTestable, ShouldNotMet, TimedOut
-from elicit_conformance.wire import RpcError
+from elicit_conformance.connection.wire import RpcError
 
 ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from elicit_conformance.wire import TASKS, Transcript
+from elicit_conformance.connection.wire import TASKS, Transcript
 
 _VERSION_KEYS = {"version"}
 

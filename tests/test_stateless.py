@@ -34,8 +34,8 @@ from elicit_conformance.local_server import LocalServer
 from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.reference.records import SEAL_VAR
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.target import load_target
-from elicit_conformance.wire import Peer, RpcError, Transcript
+from elicit_conformance.connection.target import load_target
+from elicit_conformance.connection.wire import Peer, RpcError, Transcript
 from tests.services import HAProxy, RedisServer
 from tests.suite import TASKS_SERVED, golden_all_same, run
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from elicit_conformance.target import DEFAULT_SPEC, TargetError, command_target, load_target
+from elicit_conformance.connection.target import DEFAULT_SPEC, TargetError, command_target, load_target
 
 
 @pytest.mark.parametrize(

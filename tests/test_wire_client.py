@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elicit_conformance.wire import state_only
+from elicit_conformance.connection.wire import state_only
 
 
 def test_only_an_ask_with_no_requests_is_retried_at_once() -> None:

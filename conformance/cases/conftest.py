@@ -14,7 +14,7 @@ import pytest
 from elicit_conformance import grading
 from elicit_conformance.case import Case
 from elicit_conformance.revisions import ERAS
-from elicit_conformance.target import Target
+from elicit_conformance.connection.target import Target
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -20,7 +20,7 @@ from elicit_conformance.driver import (
 )
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check, should
-from elicit_conformance.wire import NO_FORM, RpcError, missing_tools
+from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],

@@ -52,7 +52,7 @@ from elicit_conformance.checks import names
 from elicit_conformance.driver import Run, Script, as_object, drive, input_requests, state_of
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import CheckFailed, TimedOut, brief, check, should
-from elicit_conformance.wire import MAX_STATE_ONLY, Peer, RpcError, Transcript, missing_tools
+from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, RpcError, Transcript, missing_tools
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,

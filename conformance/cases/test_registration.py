@@ -31,7 +31,7 @@ from elicit_conformance.registration import (
     SPELLINGS,
     is_refusal,
 )
-from elicit_conformance.target import Target
+from elicit_conformance.connection.target import Target
 from elicit_conformance.verdict import NotTestable, brief, check, should
 
 

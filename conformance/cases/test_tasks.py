@@ -23,7 +23,7 @@ from elicit_conformance.driver import (
 )
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check
-from elicit_conformance.wire import NO_FORM, RpcError
+from elicit_conformance.connection.wire import NO_FORM, RpcError
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.

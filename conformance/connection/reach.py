@@ -13,9 +13,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from elicit_conformance.revisions import ERAS
-from elicit_conformance.target import Target
+from .target import Target
 from elicit_conformance.verdict import TimedOut
-from elicit_conformance.wire import RpcError, Transcript
+from .wire import RpcError, Transcript
 
 
 class Unreachable(Exception):

@@ -25,9 +25,9 @@ from typing import Any, Literal, NamedTuple
 from fastmcp.client.transports.base import ClientTransport
 from mcp.shared.inbound import MCP_METHOD_HEADER
 
-from elicit_conformance.stdio import StdioServers
+from .stdio import StdioServers
 from elicit_conformance.verdict import NotTestable
-from elicit_conformance.wire import Peer, Transcript, connect, declared_modes
+from .wire import Peer, Transcript, connect, declared_modes
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 

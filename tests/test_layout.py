@@ -1,0 +1,162 @@
+"""The package's shape: one import package, `elicit_conformance`, made of four folders
+(pyproject.toml's package-dir). Every subpackage in them either ships in the wheel
+(listed in `packages`) or is declared here as the repository's own evidence."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+from tests.suite import ROOT
+
+#: Subpackages that stay in the repository: the suite's evidence, not what a target needs.
+REPOSITORY_ONLY = {
+    "elicit_conformance.fixtures.mutants",
+    "elicit_conformance.fixtures.peers",
+    "elicit_conformance.fixtures.variants",
+}
+
+
+def _setuptools() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def subpackages() -> set[str]:
+    """Every folder with an `__init__.py` under the mapped folders, by its import name."""
+    found = set()
+    for package, folder in _setuptools()["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if "node_modules" in init.parts:
+                continue
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((package, *parts)))
+    return found
+
+
+def test_every_subpackage_ships_or_is_declared_repository_only() -> None:
+    listed = set(_setuptools()["packages"])
+    unplaced = sorted(subpackages() - listed - REPOSITORY_ONLY)
+    assert not unplaced, (
+        f"{unplaced}: add each to [tool.setuptools] packages in pyproject.toml (it ships in the "
+        "wheel) or to REPOSITORY_ONLY in tests/test_layout.py (it stays in the repository)")
+    assert not listed & REPOSITORY_ONLY, sorted(listed & REPOSITORY_ONLY)
+    stale = sorted((listed | REPOSITORY_ONLY) - subpackages())
+    assert not stale, f"{stale}: listed, but no such folder holds an __init__.py"
+
+
+#: The layering, lowest first: a room imports only rooms of its own layer or below, and the
+#: rooms' imports form no cycle. A room is a subpackage (`connection`), or a module of the
+#: top package not yet in one. The engine and the scenario server never import the suite;
+#: the suite's vocabulary imports nothing above it; the repository's own tools and evidence
+#: may import anything.
+LAYERS = (
+    {"reference", "snapshots", "fixtures"},
+    {"", "revisions", "requirements", "verdict", "catalog", "unimplemented", "baseline", "snapshot"},
+    {"connection"},
+    {"driver", "normalize", "case", "wire_schema"},
+    {"checks", "registration", "report"},
+    {"cases", "contract", "compare"},
+    {"plugin", "grading"},
+    {"bench", "mutate", "space", "spelling", "regenerate", "local_server",
+     "fixtures.mutants", "fixtures.variants", "fixtures.peers"},
+)
+#: Imports that still run against the layering (one edge of each cycle), each to be undone
+#: (issue 38): an entry that no longer occurs fails the test, so the list only shrinks.
+KNOWN = {
+    ("cases", "grading"): "the cases' conftest registers the run's hooks",
+    ("grading", "plugin"): "the hooks read the entry point's options, and it imports them",
+    ("spelling", "space"): "the spellings take the declaration space's types, and it imports them",
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package, folder in _setuptools()["package-dir"].items():
+        for path in (ROOT / folder).rglob("*.py"):
+            if "node_modules" in path.parts:
+                continue
+            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts if p != "__init__"]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules `name` imports, anywhere in its source."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]).strip(".") \
+                if node.level else node.module or ""
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for found in names:
+            while found and found not in modules:
+                found = found.rpartition(".")[0]
+            if found and found != name:
+                imported.add(found)
+    return imported
+
+
+def room(module: str) -> str:
+    """The room a module lives in: the deepest of the layering's rooms that holds it."""
+    rest = module.removeprefix("elicit_conformance").removeprefix(".")
+    rooms = sorted((r for layer in LAYERS for r in layer if r and (rest == r or rest.startswith(r + "."))),
+                   key=len)
+    return rooms[-1] if rooms else rest
+
+
+def _room_imports() -> dict[tuple[str, str], list[str]]:
+    """Each import between two rooms, with the modules that make it."""
+    modules = _modules()
+    edges: dict[tuple[str, str], list[str]] = {}
+    for name, path in modules.items():
+        for imported in _imports(name, path, modules):
+            if room(name) != room(imported):
+                edges.setdefault((room(name), room(imported)), []).append(f"{name} -> {imported}")
+    return edges
+
+
+def test_every_room_has_a_layer() -> None:
+    layer_of = {r: i for i, layer in enumerate(LAYERS) for r in layer}
+    unplaced = sorted({room(m) for m in _modules()} - set(layer_of))
+    assert not unplaced, f"{unplaced}: place each in LAYERS (tests/test_layout.py)"
+
+
+def test_imports_keep_to_the_layering_and_rooms_form_no_cycle() -> None:
+    layer_of = {r: i for i, layer in enumerate(LAYERS) for r in layer}
+    edges = _room_imports()
+    upward = {edge: made for edge, made in edges.items()
+              if layer_of.get(edge[1], 0) > layer_of.get(edge[0], 0) and edge not in KNOWN}
+    assert not upward, f"imports from a lower layer to a higher one: {upward}"
+    graph = {a: {b for (x, b) in edges if x == a and (x, b) not in KNOWN} for a, _ in edges}
+    cycle = _cycle(graph)
+    assert cycle is None, f"rooms that import each other: {' -> '.join(cycle or [])}: " + "; ".join(
+        made for a, b in zip(cycle or [], (cycle or [])[1:]) for made in edges[(a, b)][:2])
+    stale = sorted(set(KNOWN) - set(edges))
+    assert not stale, f"{stale} no longer import each other: take them out of KNOWN"
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle in `graph` as a path that ends where it began, if there is one."""
+    visiting: list[str] = []
+    done: set[str] = set()
+
+    def visit(node: str) -> list[str] | None:
+        if node in visiting:
+            return [*visiting[visiting.index(node):], node]
+        if node in done:
+            return None
+        visiting.append(node)
+        for after in sorted(graph.get(node, ())):
+            if found := visit(after):
+                return found
+        visiting.pop()
+        done.add(node)
+        return None
+
+    return next((found for node in sorted(graph) if (found := visit(node))), None)
