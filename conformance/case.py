@@ -16,7 +16,7 @@ import anyio
 
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
-from elicit_conformance.normalize import normalize
+from elicit_conformance.reporting.normalize import normalize
 from elicit_conformance.connection.reach import list_tools
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.connection.target import Target

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.report import Status
-from elicit_conformance.snapshot import diff
+from elicit_conformance.reporting.report import Status
+from elicit_conformance.reporting.snapshot import diff
 
 #: Worst first, as the report orders statuses; "absent" is a case a run did not have.
 _ORDER = [str(s) for s in Status]

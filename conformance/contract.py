@@ -20,7 +20,7 @@ from typing import Any
 
 import elicit_conformance.cases
 from elicit_conformance.catalog import Prompt, load
-from elicit_conformance.report import cited
+from elicit_conformance.reporting.report import cited
 from elicit_conformance.requirements import Table
 
 #: The rules every case applies: (title, text). The Markdown page and the JSON

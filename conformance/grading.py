@@ -30,13 +30,13 @@ import pytest
 
 import elicit_conformance.cases
 from elicit_conformance.catalog import load
-from elicit_conformance import baseline as baseline_module
+from elicit_conformance.reporting import baseline as baseline_module
 from elicit_conformance import unimplemented
 from elicit_conformance.case import Case
-from elicit_conformance.snapshot import Found, Golden, render
+from elicit_conformance.reporting.snapshot import Found, Golden, render
 from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.connection.reach import Unreachable, list_tools
-from elicit_conformance.report import Outcome, Report, Status
+from elicit_conformance.reporting.report import Outcome, Report, Status
 from elicit_conformance.requirements import Table, TableError
 from elicit_conformance.revisions import ERAS
 from elicit_conformance.connection.target import (

@@ -1,4 +1,4 @@
-"""`elicit_conformance.snapshot` on files written here: what comparing finds, what
+"""`elicit_conformance.reporting.snapshot` on files written here: what comparing finds, what
 updating writes and removes, and a diff that stays short for a long message."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from elicit_conformance.snapshot import SHOWN, Found, Golden, diff, file_name, render
+from elicit_conformance.reporting.snapshot import SHOWN, Found, Golden, diff, file_name, render
 
 NODE = "conformance/cases/test_scenarios.py::test_scenario[TYP-9/unlisted-2026-07-28]"
 

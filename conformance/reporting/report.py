@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from elicit_conformance.requirements import Table
-from elicit_conformance.snapshot import Found, render
 from elicit_conformance.verdict import SHOULD_NOT_MET
+
+from .snapshot import Found, render
+
 
 class Status(StrEnum):
     """A case's verdict, worst first: the order the summary lists them in."""
