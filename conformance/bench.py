@@ -46,10 +46,10 @@ import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import Run, Script, drive, drive_task
+from elicit_conformance.connection.wire import Transcript, connect
+from elicit_conformance.harness.driver import Run, Script, drive, drive_task
 from elicit_conformance.local_server import LocalServer
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.connection.wire import Transcript, connect
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The goals the reference and the plugin are held to.

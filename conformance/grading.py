@@ -29,16 +29,9 @@ import anyio
 import pytest
 
 import elicit_conformance.cases
+from elicit_conformance import unimplemented, verdict
 from elicit_conformance.catalog import load
-from elicit_conformance.reporting import baseline as baseline_module
-from elicit_conformance import unimplemented
-from elicit_conformance.case import Case
-from elicit_conformance.reporting.snapshot import Found, Golden, render
-from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.connection.reach import Unreachable, list_tools
-from elicit_conformance.reporting.report import Outcome, Report, Status
-from elicit_conformance.requirements import Table, TableError
-from elicit_conformance.revisions import ERAS
 from elicit_conformance.connection.target import (
     DEFAULT_SPEC,
     Target,
@@ -46,9 +39,15 @@ from elicit_conformance.connection.target import (
     command_target,
     load_target,
 )
-from elicit_conformance import verdict
-from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, NotTestable, ShouldNotMet, TimedOut
 from elicit_conformance.connection.wire import RpcError
+from elicit_conformance.harness.case import Case
+from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
+from elicit_conformance.reporting import baseline as baseline_module
+from elicit_conformance.reporting.report import Outcome, Report, Status
+from elicit_conformance.reporting.snapshot import Found, Golden, render
+from elicit_conformance.requirements import Table, TableError
+from elicit_conformance.revisions import ERAS
+from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, NotTestable, ShouldNotMet, TimedOut
 
 ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"

@@ -54,7 +54,7 @@ LAYERS = (
     {"reference", "snapshots", "fixtures"},
     {"", "revisions", "requirements", "verdict", "catalog", "unimplemented"},
     {"connection"},
-    {"reporting", "driver", "case", "wire_schema"},
+    {"reporting", "harness", "wire_schema"},
     {"checks", "registration", "report"},
     {"cases", "contract", "compare"},
     {"plugin", "grading"},

@@ -6,7 +6,7 @@ import pytest
 from elicit_conformance import verdict
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome, check_rounds
-from elicit_conformance.driver import Asked, Run
+from elicit_conformance.harness.driver import Asked, Run
 from elicit_conformance.requirements import Table
 from elicit_conformance.verdict import CheckFailed, ShouldNotMet, brief
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from elicit_conformance import grading
-from elicit_conformance.case import Case
-from elicit_conformance.revisions import ERAS
 from elicit_conformance.connection.target import Target
+from elicit_conformance.harness.case import Case
+from elicit_conformance.revisions import ERAS
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,15 +12,15 @@ from typing import Any
 import anyio
 import pytest
 
-from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Reply, load
 from elicit_conformance.checks import LISTING_VARIES, listing, rounds_said, schema_gaps, titled
-from elicit_conformance.driver import (
+from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.harness.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check, should
-from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
 
 ELICITED = {
     "book_destination": ["destination"],

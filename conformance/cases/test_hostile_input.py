@@ -47,12 +47,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from elicit_conformance.case import Case, body_run_count
 from elicit_conformance.checks import names
-from elicit_conformance.driver import Run, Script, as_object, drive, input_requests, state_of
+from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, RpcError, Transcript, missing_tools
+from elicit_conformance.harness.case import Case, body_run_count
+from elicit_conformance.harness.driver import Run, Script, as_object, drive, input_requests, state_of
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import CheckFailed, TimedOut, brief, check, should
-from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, RpcError, Transcript, missing_tools
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from elicit_conformance.case import Case, async_case
+from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.revisions import MODERN
 
 

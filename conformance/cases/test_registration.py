@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import Prompt, Reply, load
 from elicit_conformance.checks import listing, names
-from elicit_conformance.driver import Run, Script, drive, result_text
+from elicit_conformance.connection.target import Target
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.harness.driver import Run, Script, drive, result_text
 from elicit_conformance.registration import (
     AT_FAULT,
     INTERNAL_ERRORS,
@@ -31,7 +32,6 @@ from elicit_conformance.registration import (
     SPELLINGS,
     is_refusal,
 )
-from elicit_conformance.connection.target import Target
 from elicit_conformance.verdict import NotTestable, brief, check, should
 
 

@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome, check_rounds, rounds_said, scenario_checks
-from elicit_conformance.driver import (
+from elicit_conformance.connection.wire import NO_FORM, RpcError
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.harness.driver import (
     Episode, Script, TaskRun, as_object, drive_task, poll_task, read_requests,
 )
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import brief, check
-from elicit_conformance.connection.wire import NO_FORM, RpcError
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.

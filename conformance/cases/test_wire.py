@@ -14,12 +14,12 @@ from collections import Counter
 import pytest
 
 from elicit_conformance import wire_schema
-from elicit_conformance.case import Case, async_case
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import LISTING_VARIES
+from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
+from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
-from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
 
 #: Scenarios whose messages are judged: rounds of strings, a titled choice and a
 #: model (BAT-3, TYP-2), bounds and labels (TYP-6), every enum form (TYP-9), a

@@ -13,8 +13,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from elicit_conformance.revisions import ERAS
-from .target import Target
 from elicit_conformance.verdict import TimedOut
+
+from .target import Target
 from .wire import RpcError, Transcript
 
 

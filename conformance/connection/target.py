@@ -25,8 +25,9 @@ from typing import Any, Literal, NamedTuple
 from fastmcp.client.transports.base import ClientTransport
 from mcp.shared.inbound import MCP_METHOD_HEADER
 
-from .stdio import StdioServers
 from elicit_conformance.verdict import NotTestable
+
+from .stdio import StdioServers
 from .wire import Peer, Transcript, connect, declared_modes
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"

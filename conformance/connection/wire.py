@@ -22,8 +22,9 @@ from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from pydantic import ValidationError
 
 from elicit_conformance.revisions import MODERN
-from .stdio import Handshake, SharedStdioTransport
 from elicit_conformance.verdict import Broken, NotTestable, TimedOut, brief
+
+from .stdio import Handshake, SharedStdioTransport
 
 __all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
 

@@ -15,13 +15,14 @@ from typing import Any, ParamSpec
 import anyio
 
 from elicit_conformance.catalog import Scenario, load
-from elicit_conformance.driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
-from elicit_conformance.reporting.normalize import normalize
 from elicit_conformance.connection.reach import list_tools
-from elicit_conformance.revisions import MODERN
 from elicit_conformance.connection.target import Target
-from elicit_conformance.verdict import Broken, NotOffered, brief, unwrapped
 from elicit_conformance.connection.wire import TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
+from elicit_conformance.reporting.normalize import normalize
+from elicit_conformance.revisions import MODERN
+from elicit_conformance.verdict import Broken, NotOffered, brief, unwrapped
+
+from .driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
 
 P = ParamSpec("P")
 
