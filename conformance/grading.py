@@ -43,7 +43,7 @@ from elicit_conformance.connection.wire import RpcError
 from elicit_conformance.harness.case import Case
 from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reporting import baseline as baseline_module
-from elicit_conformance.reporting.report import Outcome, Report, Status
+from elicit_conformance.reporting.report import NOT_EVALUATED, NOT_REACHED, Outcome, Report, Status
 from elicit_conformance.reporting.snapshot import Found, Golden, render
 from elicit_conformance.requirements import Table, TableError
 from elicit_conformance.revisions import ERAS
@@ -586,8 +586,8 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
                 found[row] = verdict.FAIL
     unreached = {
         Status.NOT_TESTABLE: Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED: Status.NOT_IMPLEMENTED,
-        Status.TIMED_OUT: Status.TIMED_OUT, Status.SKIPPED: Status.SKIPPED, Status.PASS: "not evaluated", Status.STALE: "not evaluated",
-    }.get(outcome.status, "not reached")
+        Status.TIMED_OUT: Status.TIMED_OUT, Status.SKIPPED: Status.SKIPPED, Status.PASS: NOT_EVALUATED, Status.STALE: NOT_EVALUATED,
+    }.get(outcome.status, NOT_REACHED)
     results = {}
     for row in outcome.checks:
         if row.startswith("INFO/"):
