@@ -41,12 +41,12 @@ from elicit_conformance.connection.target import (
 )
 from elicit_conformance.connection.wire import RpcError
 from elicit_conformance.harness.case import Case
-from elicit_conformance.plugin import ALL, DEFAULT_STARTUP, DEFAULT_TIMEOUT
+from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reporting import baseline as baseline_module
 from elicit_conformance.reporting.report import NOT_EVALUATED, NOT_REACHED, Outcome, Report, Status
 from elicit_conformance.reporting.snapshot import Found, Golden, render
 from elicit_conformance.requirements import Table, TableError
-from elicit_conformance.revisions import ERAS
+from elicit_conformance.revisions import ALL, ERAS
 from elicit_conformance.verdict import Broken, CheckFailed, NotOffered, NotTestable, ShouldNotMet, TimedOut
 
 ENV_VAR = "ELICIT_SERVER"

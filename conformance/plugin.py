@@ -16,14 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from elicit_conformance.revisions import ERAS
+from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
+from elicit_conformance.revisions import ALL, ERAS
 
-ALL = "all"
-#: Seconds a server may take to answer one request before its case fails.
-DEFAULT_TIMEOUT = 30.0
-#: Seconds a stdio server may take to start, before its first answer: a busy CI
-#: runner or a server that loads a model at start needs more than a request does.
-DEFAULT_STARTUP = 120.0
 CASES = Path(__file__).resolve().parent / "cases"
 
 

@@ -6,3 +6,5 @@ MODERN = "2026-07-28"
 #: Handshake era: each question is an in-process `elicitation/create`.
 HANDSHAKE = "2025-11-25"
 ERAS = (MODERN, HANDSHAKE)
+#: What `--conformance-revision` takes for every revision in ERAS (the default).
+ALL = "all"
