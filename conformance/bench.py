@@ -47,8 +47,8 @@ from fastmcp.client.transports.memory import FastMCPTransport
 
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.connection.wire import Transcript, connect
+from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.harness.driver import Run, Script, drive, drive_task
-from elicit_conformance.local_server import LocalServer
 from elicit_conformance.revisions import MODERN
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """The declaration space (GEN-1) in the reference's Python spelling.
 
-Written by `python -m elicit_conformance.space` from fixtures/space.json: do not
+Written by `python -m elicit_conformance.dev.space` from fixtures/space.json: do not
 edit; change the axes and regenerate. Each tool is what a server author would
 write for the declarations the catalog lists under its name.
 """

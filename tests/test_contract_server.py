@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.revisions import ERAS
 from tests.suite import ROOT, SuiteRun, finish, start
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
     "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -10,15 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 from tests.suite import ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 DOC = ROOT / "docs" / "mcp-sdk.md"
 MODULE = "elicit_conformance.fixtures.peers.mcp_sdk"
 #: Its golden transcripts, one set for every transport (the protocol is the same on each),
-#: written by `python -m elicit_conformance.regenerate --peers`.
+#: written by `python -m elicit_conformance.dev.regenerate --peers`.
 GOLDEN = ROOT / "fixtures" / "peers" / "golden" / "mcp_sdk"
-REGENERATE = "`python -m elicit_conformance.regenerate --peers`"
+REGENERATE = "`python -m elicit_conformance.dev.regenerate --peers`"
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 from tests import forkserver
 from tests.suite import ROOT, SuiteRun, finish, start, unserved_task
 

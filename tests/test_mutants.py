@@ -35,8 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.fixtures.mutants import Mutant, catalogue
-from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import MODERN
 from tests.footprint import MUTANT, RECORD, SELECT, SELECTION, Footprints

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from elicit_conformance import mutate
+from elicit_conformance.dev import mutate
 from tests.suite import ROOT, child_environment
 
 #: A small fixed sample CI runs on every change: each must be killed.
@@ -23,7 +23,7 @@ def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
     # The generated attacks on their quick profile: these runs check the command's workings,
     # not the score, which docs/mutation.md measures on the default profile.
     return subprocess.run(
-        [sys.executable, "-m", "elicit_conformance.mutate", "--jobs", "2", *args],
+        [sys.executable, "-m", "elicit_conformance.dev.mutate", "--jobs", "2", *args],
         cwd=ROOT, env=child_environment({"ELICIT_FUZZ": "quick"}), capture_output=True, text=True, timeout=900,
     )
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 from tests.suite import ROOT, TASKS_SERVED
 
 OFFICIAL = ROOT / "fixtures" / "official"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from elicit_conformance import space
 from elicit_conformance.catalog import load
+from elicit_conformance.dev import space
 
 SPACE = json.loads(space.SPACE_JSON.read_text())
 AXES = SPACE["axes"]
@@ -55,7 +55,7 @@ def test_every_declaration_is_a_question_of_one_catalog_tool_with_its_axis_value
 
 
 def test_the_committed_files_are_what_the_generator_writes() -> None:
-    assert space.main(["--check"]) == 0, "run `python -m elicit_conformance.space` and commit what it writes"
+    assert space.main(["--check"]) == 0, "run `python -m elicit_conformance.dev.space` and commit what it writes"
 
 
 def test_a_stale_file_is_named_and_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -68,6 +68,6 @@ def test_a_stale_file_is_named_and_rewritten(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(space, "ROOT", tmp_path)
     (tmp_path / "space.py").write_text("# edited by hand\n")
     assert space.main(["--check"]) == 1
-    assert "space.py is stale: run python -m elicit_conformance.space" in capsys.readouterr().err
+    assert "space.py is stale: run python -m elicit_conformance.dev.space" in capsys.readouterr().err
     assert space.main([]) == 0
     assert space.main(["--check"]) == 0

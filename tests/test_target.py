@@ -110,7 +110,7 @@ def test_the_cases_say_so_when_their_plugin_is_disabled(pytester: pytest.Pyteste
 
 
 def test_a_wrong_http_path_is_said_as_the_http_status_it_was(pytester: pytest.Pytester, tmp_path) -> None:
-    from elicit_conformance.local_server import LocalServer
+    from elicit_conformance.dev.local_server import LocalServer
 
     with LocalServer("elicit_conformance.reference.asgi:asgi", log=tmp_path / "uvicorn.log") as server:
         wrong = server.url.replace("/mcp", "/wrong")

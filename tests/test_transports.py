@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from elicit_conformance.local_server import LocalServer
+from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ERAS
 from tests import forkserver

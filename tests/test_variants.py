@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.fixtures.variants import LOG, Variant, catalogue
-from elicit_conformance.local_server import LocalServer
 from elicit_conformance.requirements import SPEC_HOSTS
 from tests.footprint import MUTANT, SELECT, SELECTION, Footprints
 from tests.shadow import SHADOW, SHADOW_OF

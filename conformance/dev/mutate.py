@@ -1,4 +1,4 @@
-"""Generated mutants of the reference engine: `python -m elicit_conformance.mutate`.
+"""Generated mutants of the reference engine: `python -m elicit_conformance.dev.mutate`.
 
 The hand-written mutants in `fixtures/mutants/` were written beside the cases
 they must fail, so the score they give measures the suite against itself. The
@@ -44,10 +44,10 @@ the second `cmp` site in `Leg._settle`, so IDs survive edits elsewhere.
 
 Usage::
 
-    python -m elicit_conformance.mutate                 # 300 mutants, seed 2026
-    python -m elicit_conformance.mutate --list          # every site, no runs
-    python -m elicit_conformance.mutate --only rounds.Leg._settle/cmp#1
-    python -m elicit_conformance.mutate --fail-under 95 --file-floor 90 --write-run docs/mutation.md
+    python -m elicit_conformance.dev.mutate                 # 300 mutants, seed 2026
+    python -m elicit_conformance.dev.mutate --list          # every site, no runs
+    python -m elicit_conformance.dev.mutate --only rounds.Leg._settle/cmp#1
+    python -m elicit_conformance.dev.mutate --fail-under 95 --file-floor 90 --write-run docs/mutation.md
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ ENGINE = ("rounds", "answers", "questions", "serve")
 DEFAULT_SAMPLE = 300
 DEFAULT_SEED = 2026
 #: Equivalent mutants live beside the hand-written ones, in the repository.
-EQUIVALENTS = Path(__file__).resolve().parents[1] / "fixtures" / "mutants" / "equivalent.toml"
+EQUIVALENTS = Path(__file__).resolve().parents[2] / "fixtures" / "mutants" / "equivalent.toml"
 #: Per child suite run (the whole suite takes well under a minute in-process). A
 #: mutant that hangs a request is a failed case after --conformance-timeout; this
 #: stops one that never lets the server start (an endless loop at import).
@@ -530,10 +530,10 @@ def run_one(site: Site, timeout: float) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="mutant-") as scratch:
         report = Path(scratch) / "report"
         command = [
-            sys.executable, "-m", "elicit_conformance.mutate", "--child", site.id, "--",
+            sys.executable, "-m", "elicit_conformance.dev.mutate", "--child", site.id, "--",
             "--pyargs", "elicit_conformance.cases", "-x", "-q", "-p", "no:cacheprovider",
             # A SHOULD the mutant breaks is a change the suite reports: it counts.
-            "--server=elicit_conformance.mutate:app", "--conformance-strict",
+            "--server=elicit_conformance.dev.mutate:app", "--conformance-strict",
             f"--conformance-timeout={timeout}", f"--conformance-report={report}",
         ]
         try:
@@ -654,8 +654,8 @@ def render_run(verdicts: Sequence[Verdict], chosen: str, wall: float) -> str:
     lines = [
         "# Generated-mutant run",
         "",
-        "Written by `python -m elicit_conformance.mutate --write-run docs/mutation.md`; the",
-        "method is in `conformance/mutate.py`, the equivalent mutants and their reasons in",
+        "Written by `python -m elicit_conformance.dev.mutate --write-run docs/mutation.md`; the",
+        "method is in `conformance/dev/mutate.py`, the equivalent mutants and their reasons in",
         "`fixtures/mutants/equivalent.toml`.",
         "",
         "How to read it. *Killed*: some case failed (the first is named). *Incompetent*: the",
@@ -693,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--child"]:
         separator = args.index("--")
         return _child(args[1], args[separator + 1:])
-    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.mutate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.dev.mutate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, help="how many sites (default %(default)s)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="the sample's seed (default %(default)s)")
     parser.add_argument("--only", nargs="+", metavar="ID", help="run these mutant IDs instead of a sample")

@@ -10,8 +10,8 @@ packs the declarations into a few tools, and writes them as ordinary catalog
 tools and scenarios, plus their spelling in the reference and in the MCP SDK
 peer (`spelling.py`):
 
-    python -m elicit_conformance.space           # rewrite the three files
-    python -m elicit_conformance.space --check   # exit 1 if one is stale
+    python -m elicit_conformance.dev.space           # rewrite the three files
+    python -m elicit_conformance.dev.space --check   # exit 1 if one is stale
 
 Packing: every declaration that can succeed joins the tool of its registration
 spelling (one scenario answers all of them and checks the rounds, every
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 #: Where the files this writes live in a source checkout.
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPACE_JSON = ROOT / "fixtures" / "space.json"
 REFERENCE_PROFILE = ROOT / "reference" / "space.py"
 MCP_SDK_PROFILE = ROOT / "fixtures" / "peers" / "mcp_sdk_space.py"
@@ -248,7 +248,7 @@ def _scenario(tool: Generated, space: Mapping[str, Any]) -> dict[str, Any]:
 def generate(space: Mapping[str, Any]) -> dict[Path, str]:
     """Every file the space writes, by path: the space file with its `generated`
     section, and the tools in the reference's and the MCP SDK peer's spelling."""
-    from elicit_conformance.spelling import mcp_sdk_profile, reference_profile
+    from .spelling import mcp_sdk_profile, reference_profile
 
     axes = space["axes"]
     rows = pairwise(axes, space["excluded"])
@@ -266,7 +266,7 @@ def generate(space: Mapping[str, Any]) -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.space", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.dev.space", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a file it writes is stale")
     args = parser.parse_args(argv)
     if not SPACE_JSON.exists():
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     stale = [path for path, text in files.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:
-            print(f"{path.relative_to(ROOT)} is stale: run python -m elicit_conformance.space", file=sys.stderr)
+            print(f"{path.relative_to(ROOT)} is stale: run python -m elicit_conformance.dev.space", file=sys.stderr)
         return 1 if stale else 0
     for path, text in files.items():
         path.write_text(text)

@@ -1,6 +1,6 @@
 """The declaration space's tools written in two Python frameworks' own spelling.
 
-`python -m elicit_conformance.space` calls these to write the reference's module
+`python -m elicit_conformance.dev.space` calls these to write the reference's module
 (`reference/space.py`, the proposal's `Annotated[T, Elicit(...)]`) and the MCP
 SDK peer's (`fixtures/peers/mcp_sdk_space.py`, the SDK's `Resolve(...)`). Each is
 plain source a reviewer reads, with no reflection: what a server author would
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from elicit_conformance.space import Declaration, Generated
+    from .space import Declaration, Generated
 
 #: What every generated module starts with: the answer types the space uses, and
 #: the body's rendering (`name=JSON` in signature order, joined by '; ').
@@ -103,7 +103,7 @@ def reference_profile(tools: list[Generated], space: Mapping[str, Any]) -> str:
     with its spelling."""
     docstring = (
         "The declaration space (GEN-1) in the reference's Python spelling.\n\n"
-        "Written by `python -m elicit_conformance.space` from fixtures/space.json: do not\n"
+        "Written by `python -m elicit_conformance.dev.space` from fixtures/space.json: do not\n"
         "edit; change the axes and regenerate. Each tool is what a server author would\n"
         "write for the declarations the catalog lists under its name.\n"
     )
@@ -189,7 +189,7 @@ def mcp_sdk_profile(tools: list[Generated], space: Mapping[str, Any]) -> str:
     then `register(app, runs)` adding each tool with the SDK's nearest spelling."""
     docstring = (
         "The declaration space (GEN-1) in the MCP SDK's spelling, for the SDK peer.\n\n"
-        "Written by `python -m elicit_conformance.space` from fixtures/space.json: do not\n"
+        "Written by `python -m elicit_conformance.dev.space` from fixtures/space.json: do not\n"
         "edit. The SDK asks through resolvers: `Annotated[Model, Resolve(fn)]`, where `fn`\n"
         "returns `Elicit(message, Model)` to ask, or a `Model` when it knows the answer.\n"
         "So a fixed question is a resolver with no inputs; its answer is a model whose\n"

@@ -1,4 +1,4 @@
-"""Regenerate what a behaviour change makes stale: `python -m elicit_conformance.regenerate`.
+"""Regenerate what a behaviour change makes stale: `python -m elicit_conformance.dev.regenerate`.
 
 Run in a source checkout after editing the catalog (fixtures/scenarios.json or
 fixtures/space.json) and the reference. In order: the declaration space's
@@ -18,13 +18,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
 
 #: Each a command you can run alone, from the checkout's root.
 STEPS = [
-    [PYTHON, "-m", "elicit_conformance.space"],
+    [PYTHON, "-m", "elicit_conformance.dev.space"],
     [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.md"],
     [PYTHON, "-m", "elicit_conformance.contract", "docs/contract.json"],
     [PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider", "--snapshot-update"],
@@ -53,7 +53,7 @@ def paste_mcp_sdk(verdicts: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.regenerate",
+    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.dev.regenerate",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers", action="store_true",
                         help="also re-run both peers and rewrite their tables and golden transcripts")
