@@ -57,7 +57,7 @@ LAYERS = (
     {"connection"},
     {"reporting", "harness", "wire_schema"},
     {"checks", "registration", "report"},
-    {"cases", "contract", "compare"},
+    {"cases", "case_needs", "contract", "compare"},
     {"plugin", "grading"},
     {"bench", "dev", "fixtures.mutants", "fixtures.variants", "fixtures.peers"},
 )
