@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.cost import Cost
-from tests.suite import stop_warm
+from tests.suite import FUZZ, QUICK, stop_warm
 
 
 @pytest.fixture
@@ -14,7 +14,7 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
     generated attacks on their `quick` profile (`ELICIT_FUZZ`, which the children
     inherit). The full `ci` profile judges the reference in test_transports.py and
     every mutant that claims a SEC row in test_mutants.py."""
-    monkeypatch.setenv("ELICIT_FUZZ", "quick")
+    monkeypatch.setenv(FUZZ, QUICK[FUZZ])
 
 
 #: The files that run whole suites in child processes or start real components (a wheel

@@ -59,6 +59,8 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.suite import FUZZ
+
 RECORD, SELECT, SELECTION = "ELICIT_FOOTPRINT_RECORD", "ELICIT_FOOTPRINT_SELECT", "ELICIT_FOOTPRINT_SELECTION"
 #: The mutant (or legal variant) a selecting run judges: its name in `fixtures/`.
 MUTANT = "ELICIT_FOOTPRINT_MUTANT"
@@ -199,7 +201,7 @@ class Footprints:
     def recorded(self) -> set[str]:
         """The cases whose recording holds for this run: all, but the generated attacks
         where they were recorded on another fuzz profile, whose examples are not this
-        run's (a mutant meant to fail them runs the `ci` examples, the recording the
+        run's (a mutant meant to fail them runs the `brief` examples, the recording the
         `quick` ones: it runs them)."""
         if fuzz_profile() in self.profiles:
             return set(self.cases)
@@ -212,7 +214,7 @@ GENERATED = "conformance/cases/test_hostile_input.py::"
 
 def fuzz_profile() -> str | None:
     """The generated attacks' profile this run (`ELICIT_FUZZ`; None: the suite's default)."""
-    return os.environ.get("ELICIT_FUZZ")
+    return os.environ.get(FUZZ)
 
 
 #: The engine's modules whose functions hold no state and do no I/O, each result made from

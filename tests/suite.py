@@ -31,6 +31,13 @@ BASELINE = ROOT / "fixtures" / "baselines" / "no_digest.txt"
 #: Whether the reference serves the tasks extension here (the `tasks` extra);
 #: without it the TASK cases read "not implemented".
 TASKS_SERVED = importlib.util.find_spec("fastmcp_tasks") is not None
+#: The environment variable naming the generated attacks' profile
+#: (conformance/cases/test_hostile_input.py), and the two a child run picks: `quick` where
+#: hostile input is not what the run proves; `brief` where a server must fail the attacks,
+#: or every kind of attack must cross a deployment. Not to be changed in place.
+FUZZ = "ELICIT_FUZZ"
+QUICK = {FUZZ: "quick"}
+BRIEF = {FUZZ: "brief"}
 #: A stuck child must not hold CI for its whole budget.
 RUN_TIMEOUT = 1200
 
@@ -69,6 +76,16 @@ def golden_said(output: str, lines: int = 12) -> str:
     said = output.splitlines()
     start = next((i for i, line in enumerate(said) if line.startswith("  golden transcripts: ")), None)
     return "\n".join(said[start:start + 1 + lines]) if start is not None else "no golden transcripts were compared"
+
+
+def check_golden_kept(runs: dict[str, SuiteRun], golden: Path, regenerate: str) -> None:
+    """Every run compared its transcripts with the committed ones in `golden` and found
+    them the same (written by `regenerate`); else which transport differs, and how."""
+    assert sorted(golden.rglob("*.jsonl")), f"no golden transcripts in {golden}: run {regenerate}"
+    for transport, result in runs.items():
+        assert golden_all_same(result.output), (
+            f"{transport}: the transcripts differ from the committed ones (run {regenerate} and review "
+            f"the diff):\n{golden_said(result.output)}")
 
 
 def unserved_task(nodeid: str, status: str) -> bool:

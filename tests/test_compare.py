@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import ROOT, SuiteRun, run
+from tests.suite import QUICK, ROOT, SuiteRun, run
 
 MUTANT = "one_per_round"
 
@@ -19,9 +19,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SuiteRun]:
     tmp = tmp_path_factory.mktemp("compare")
     # Reports compared, not hostile input judged: the attacks on their quick profile (a
     # module fixture runs before the `quick_attacks` of a test could set it).
-    quick = {"ELICIT_FUZZ": "quick"}
-    return {"reference": run(tmp / "reference", env=quick),
-            "mutant": run(tmp / "mutant", f"--server=elicit_conformance.fixtures.mutants.{MUTANT}:app", env=quick)}
+    return {"reference": run(tmp / "reference", env=QUICK),
+            "mutant": run(tmp / "mutant", f"--server=elicit_conformance.fixtures.mutants.{MUTANT}:app", env=QUICK)}
 
 
 def compare(*arguments: Path | str) -> subprocess.CompletedProcess[str]:

@@ -15,13 +15,11 @@ import pytest
 
 from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.revisions import ERAS
-from tests.suite import ROOT, SuiteRun, finish, start
+from tests.suite import QUICK, ROOT, SuiteRun, finish, start
 
 PEER = ROOT / "fixtures" / "peers" / "contract_guard.py"
 DECLARED = f"--conformance-not-implemented={PEER.with_suffix('.not-implemented.txt')}"
 MODULE = "elicit_conformance.fixtures.peers.contract_guard"
-#: The generated attacks run in full in-process; a tenth of them over the wire keeps CI short.
-QUICK = {"ELICIT_FUZZ": "quick"}
 
 
 def test_the_server_imports_nothing_of_the_suite() -> None:
@@ -50,6 +48,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
             "stdio": (f"--server-command={sys.executable} {PEER}",),
             "http": (f"--server={server.url}",),
         }
+        # The generated attacks run in full in-process; a tenth of them over the wire keeps CI short.
         started = {name: start(tmp / name, *target, DECLARED, env=None if name == "in-process" else QUICK)
                    for name, target in options.items()}
         yield {name: finish(process, tmp / name) for name, process in started.items()}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.catalog import load
-from tests.suite import BASELINE, NO_DIGEST, ROOT, TASKS_SERVED, finish, run, start
+from tests.suite import BASELINE, BRIEF, FUZZ, NO_DIGEST, ROOT, TASKS_SERVED, finish, run, start
 
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
@@ -99,7 +99,7 @@ def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
     vague = "--server=elicit_conformance.fixtures.mutants.vague_errors:app"
     # The attacks unshrunk (`brief`): under strict their first vague refusal fails the case,
     # and shrinking it (10 s) would say nothing this test reads.
-    started = {name: start(tmp_path / name, vague, *options, env={"ELICIT_FUZZ": "brief"}) for name, options in
+    started = {name: start(tmp_path / name, vague, *options, env=BRIEF) for name, options in
                (("lenient", ()), ("strict", ("--conformance-strict",)))}
     lenient = finish(started["lenient"], tmp_path / "lenient")
     assert lenient.returncode == 0, lenient.output[-3000:]
@@ -159,7 +159,7 @@ def test_a_generated_attack_that_succeeds_reads_as_a_sentence_its_smallest_examp
     tmp_path: Path,
 ) -> None:
     result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks",
-                 env={"ELICIT_FUZZ": "ci"})
+                 env={FUZZ: "ci"})
     (case,) = result.index["cases"]
     message = case["message"]
     assert case["status"] == "fail" and message.startswith("SEC-1: the call completed with other data than the user gave")

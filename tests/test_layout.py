@@ -25,13 +25,18 @@ def _setuptools() -> dict:
 
 def subpackages() -> set[str]:
     """Every folder with an `__init__.py` under the mapped folders, by its import name."""
-    found = set()
+    return {name for name, path in _modules().items() if path.name == "__init__.py"}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the mapped folders, by its import name."""
+    found = {}
     for package, folder in _setuptools()["package-dir"].items():
-        for init in (ROOT / folder).rglob("__init__.py"):
-            if "node_modules" in init.parts:
+        for path in (ROOT / folder).rglob("*.py"):
+            if "node_modules" in path.parts:
                 continue
-            parts = init.parent.relative_to(ROOT / folder).parts
-            found.add(".".join((package, *parts)))
+            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts if p != "__init__"]
+            found[".".join((package, *parts))] = path
     return found
 
 
@@ -66,17 +71,7 @@ LAYERS = (
 KNOWN = {
     ("cases", "grading"): "the cases' conftest registers the run's hooks",
 }
-
-
-def _modules() -> dict[str, Path]:
-    found = {}
-    for package, folder in _setuptools()["package-dir"].items():
-        for path in (ROOT / folder).rglob("*.py"):
-            if "node_modules" in path.parts:
-                continue
-            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts if p != "__init__"]
-            found[".".join((package, *parts))] = path
-    return found
+LAYER_OF = {room: i for i, layer in enumerate(LAYERS) for room in layer}
 
 
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
@@ -103,8 +98,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 def room(module: str) -> str:
     """The room a module lives in: the deepest of the layering's rooms that holds it."""
     rest = module.removeprefix("elicit_conformance").removeprefix(".")
-    rooms = sorted((r for layer in LAYERS for r in layer if r and (rest == r or rest.startswith(r + "."))),
-                   key=len)
+    rooms = sorted((r for r in LAYER_OF if r and (rest == r or rest.startswith(r + "."))), key=len)
     return rooms[-1] if rooms else rest
 
 
@@ -120,16 +114,14 @@ def _room_imports() -> dict[tuple[str, str], list[str]]:
 
 
 def test_every_room_has_a_layer() -> None:
-    layer_of = {r: i for i, layer in enumerate(LAYERS) for r in layer}
-    unplaced = sorted({room(m) for m in _modules()} - set(layer_of))
+    unplaced = sorted({room(m) for m in _modules()} - set(LAYER_OF))
     assert not unplaced, f"{unplaced}: place each in LAYERS (tests/test_layout.py)"
 
 
 def test_imports_keep_to_the_layering_and_rooms_form_no_cycle() -> None:
-    layer_of = {r: i for i, layer in enumerate(LAYERS) for r in layer}
     edges = _room_imports()
     upward = {edge: made for edge, made in edges.items()
-              if layer_of.get(edge[1], 0) > layer_of.get(edge[0], 0) and edge not in KNOWN}
+              if LAYER_OF.get(edge[1], 0) > LAYER_OF.get(edge[0], 0) and edge not in KNOWN}
     assert not upward, f"imports from a lower layer to a higher one: {upward}"
     graph = {a: {b for (x, b) in edges if x == a and (x, b) not in KNOWN} for a, _ in edges}
     cycle = _cycle(graph)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from elicit_conformance.dev.local_server import LocalServer
-from tests.suite import ROOT, SuiteRun, finish, golden_all_same, golden_said, start
+from tests.suite import QUICK, ROOT, SuiteRun, check_golden_kept, finish, start
 
 DOC = ROOT / "docs" / "mcp-sdk.md"
 MODULE = "elicit_conformance.fixtures.peers.mcp_sdk"
@@ -30,7 +30,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
         targets = {"in-process": f"--server={MODULE}:app", "HTTP": f"--server={server.url}",
                    "stdio": f"--server-command={sys.executable} -m {MODULE}"}
         started = {transport: start(tmp / transport, target, f"--conformance-snapshots={GOLDEN}",
-                                    env={"ELICIT_FUZZ": "quick"})
+                                    env=QUICK)
                    for transport, target in targets.items()}
         yield {transport: finish(process, tmp / transport) for transport, process in started.items()}
 
@@ -81,8 +81,4 @@ def test_every_transport_keeps_the_committed_golden_transcripts(runs: dict[str, 
     """Normalization holds for a server nobody here wrote: in-process, over HTTP and over
     stdio, every transcript of this run is byte for byte the one an earlier run committed,
     so the three transports keep the same files, the protocol being the same on each."""
-    assert sorted(GOLDEN.rglob("*.jsonl")), f"no golden transcripts in {GOLDEN}: run {REGENERATE}"
-    for transport, result in runs.items():
-        assert golden_all_same(result.output), (
-            f"{transport}: the transcripts differ from the committed ones (run {REGENERATE} and review "
-            f"the diff):\n{golden_said(result.output)}")
+    check_golden_kept(runs, GOLDEN, REGENERATE)

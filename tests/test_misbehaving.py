@@ -21,7 +21,7 @@ import pytest
 
 from elicit_conformance.dev.local_server import LocalServer
 from tests import forkserver
-from tests.suite import ROOT, SuiteRun, finish, start, unserved_task
+from tests.suite import QUICK, ROOT, SuiteRun, finish, start, unserved_task
 
 SEEDS = (1, 2)
 #: Short limits: a dropped answer costs one timeout, a dropped first answer one start-up.
@@ -73,7 +73,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, i
                 log=tmp / f"uvicorn-{seed}.log"))
             targets = {"stdio": f"--server-command={command}", "http": f"--server={server.url}"}
             for transport, target in targets.items():
-                env = {"ELICIT_FUZZ": "quick", **mischief, "MISBEHAVE_LOG": str(acts[transport])}
+                env = {**QUICK, **mischief, "MISBEHAVE_LOG": str(acts[transport])}
                 directory = tmp / f"{transport}-{seed}"
                 started[(transport, seed)] = (start(directory, target, *LIMITS, env=env), directory, acts[transport])
         yield {key: (finish(process, directory), acts) for key, (process, directory, acts) in started.items()}

@@ -41,7 +41,7 @@ from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import MODERN
 from tests.footprint import MUTANT, RECORD, SELECT, SELECTION, Footprints
 from tests.shadow import SHADOW
-from tests.suite import TASKS_SERVED, SuiteRun, run
+from tests.suite import FUZZ, QUICK, TASKS_SERVED, SuiteRun, run
 
 #: The mutants this installation can import (the `task_*` ones need the tasks extra).
 MUTANTS = [m for m in catalogue() if m.runnable]
@@ -106,14 +106,14 @@ def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
     def record() -> SuiteRun:
         return run(tmp / "reference", *FOOTPRINT, *SHADOWED,
-                   env={"ELICIT_FUZZ": "quick", RECORD: str(recording), SHADOW: str(shadow)})
+                   env={**QUICK, RECORD: str(recording), SHADOW: str(shadow)})
 
     def judge(mutant: Mutant, checking: bool = False) -> tuple[str, Judged]:
         """The mutant's run: its cases selected, unless `checking` the selection (or
         served over HTTP, its replacements in uvicorn's process, out of a selection's sight)."""
         strict = ["--conformance-strict"] if mutant.strict else []
         directory = tmp / (f"{mutant.name}-whole" if checking else mutant.name)
-        env = {"ELICIT_FUZZ": _fuzz(mutant)}
+        env = {FUZZ: _fuzz(mutant)}
         if not checking and mutant.serve != "http":
             env |= {SELECT: str(united), SELECTION: str(directory / "selection.json"),
                     MUTANT: mutant.name}

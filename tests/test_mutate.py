@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from elicit_conformance.dev import mutate
-from tests.suite import ROOT, child_environment
+from tests.suite import QUICK, ROOT, child_environment
 
 #: A small fixed sample CI runs on every change: each must be killed.
 SAMPLE = ("--sample", "4", "--seed", "3")
@@ -24,7 +24,7 @@ def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
     # not the score, which docs/mutation.md measures on the default profile.
     return subprocess.run(
         [sys.executable, "-m", "elicit_conformance.dev.mutate", "--jobs", "2", *args],
-        cwd=ROOT, env=child_environment({"ELICIT_FUZZ": "quick"}), capture_output=True, text=True, timeout=900,
+        cwd=ROOT, env=child_environment(QUICK), capture_output=True, text=True, timeout=900,
     )
 
 

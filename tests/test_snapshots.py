@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.suite import ROOT, run
+from tests.suite import QUICK, ROOT, run
 
 OLD = 'Elicit("Which cabin class would you like?", response_type={'
 NEW = 'Elicit("Which cabin class do you want?", response_type={'
@@ -24,7 +24,7 @@ def test_a_question_reworded_in_the_reference_alone(tmp_path: Path) -> None:
     before = {p.relative_to(golden): p.read_text() for p in golden.rglob("*.jsonl")}
     options = ("--server=reworded:app", f"--conformance-snapshots={golden}")
     # Golden files judged, not hostile input: the attacks on their quick profile.
-    env = {"PYTHONPATH": str(tmp_path), "ELICIT_FUZZ": "quick"}
+    env = {"PYTHONPATH": str(tmp_path), **QUICK}
 
     first = run(tmp_path / "first", *options, env=env)
     assert first.returncode == 1, first.output[-3000:]

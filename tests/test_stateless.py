@@ -37,7 +37,7 @@ from elicit_conformance.reference.records import ENV_VAR as RECORDS
 from elicit_conformance.reference.records import SEAL_VAR
 from elicit_conformance.revisions import MODERN
 from tests.services import HAProxy, RedisServer
-from tests.suite import TASKS_SERVED, golden_all_same, run
+from tests.suite import BRIEF, TASKS_SERVED, golden_all_same, run
 
 CATALOG = load()
 SCENARIOS = CATALOG.scenarios
@@ -201,7 +201,7 @@ def test_sec_4_the_whole_suite_through_haproxy(shared_key: list[str], tmp_path: 
     with HAProxy(tmp_path / "haproxy.log", [_base(url) for url in shared_key]) as balancer:
         # Every kind of attack through the balancer, once each, not ci's 450 calls of them:
         # the reference's verdict on hostile input is test_transports' in-process run.
-        result = run(tmp_path / "run", f"--server={balancer.url}", "--golden-transcripts", env={"ELICIT_FUZZ": "brief"})
+        result = run(tmp_path / "run", f"--server={balancer.url}", "--golden-transcripts", env=BRIEF)
         routed = balancer.routed()
     assert result.returncode == 0, result.output[-5000:]
     assert golden_all_same(result.output), "the golden transcripts were not compared, or differ"

@@ -26,7 +26,7 @@ from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ERAS
 from tests import forkserver
-from tests.suite import ROOT, TASKS_SERVED, SuiteRun, finish, golden_all_same, start
+from tests.suite import QUICK, ROOT, TASKS_SERVED, SuiteRun, finish, golden_all_same, start
 
 TRANSPORTS = ["in-process", "http", "stdio", "stdio -n 2"]
 #: The case files, last first.
@@ -61,7 +61,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SuiteRu
         # In-process the case files run in reverse order: a worker under -n runs any share of
         # the cases in any order, so no case may depend on those run before it.
         started = {name: start(tmp / name.replace(" ", ""), *options[name],
-                               env=None if name == "in-process" else {"ELICIT_FUZZ": "quick"},
+                               env=None if name == "in-process" else QUICK,
                                cases=REVERSED if name == "in-process" else ("conformance/cases",))
                    for name in TRANSPORTS}
         yield {name: finish(process, tmp / name.replace(" ", "")) for name, process in started.items()}

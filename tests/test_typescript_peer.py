@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import SuiteRun, golden_all_same, golden_said
+from tests.suite import SuiteRun, check_golden_kept
 from tests.typescript import (
     DOC, GOLDEN, REVISIONS, TRANSPORTS, build, committed_table, http_log, run_both, verdict_table, wire_cases,
 )
@@ -103,8 +103,4 @@ def test_each_transport_keeps_the_committed_golden_transcripts(runs: dict[str, S
     over HTTP and over stdio, is byte for byte the one an earlier run committed
     (fixtures/peers/golden/typescript, written by `python -m tests.typescript`), so the
     two transports keep the same files, the protocol being the same on both."""
-    assert sorted(GOLDEN.rglob("*.jsonl")), f"no golden transcripts in {GOLDEN}: run `python -m tests.typescript`"
-    for transport, result in runs.items():
-        assert golden_all_same(result.output), (
-            f"{transport}: the transcripts differ from the committed ones (run `python -m tests.typescript` "
-            f"and review the diff):\n{golden_said(result.output)}")
+    check_golden_kept(runs, GOLDEN, "`python -m tests.typescript`")

@@ -24,7 +24,7 @@ from elicit_conformance.fixtures.variants import LOG, Variant, catalogue
 from elicit_conformance.requirements import SPEC_HOSTS
 from tests.footprint import MUTANT, SELECT, SELECTION, Footprints
 from tests.shadow import SHADOW, SHADOW_OF
-from tests.suite import Started, SuiteRun, finish, run, start, unserved_task
+from tests.suite import QUICK, Started, SuiteRun, finish, run, start, unserved_task
 
 VARIANTS = catalogue()
 TRANSPORTS = ("in-process", "http")
@@ -49,7 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, s
     tmp = tmp_path_factory.mktemp("variants")
     shadow, selected = tmp / "shadow.json", tmp / "footprints.json"
     reference = run(tmp / "reference", "-p", "tests.shadow", *MODERN_ONLY,
-                    env={"ELICIT_FUZZ": "quick", SHADOW: str(shadow), SHADOW_OF: "variants"})
+                    env={**QUICK, SHADOW: str(shadow), SHADOW_OF: "variants"})
     assert reference.returncode == 0, f"the reference, variants beside it:\n{reference.output[-3000:]}"
     Footprints.united([], [shadow]).save(selected)
 
@@ -63,7 +63,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, s
                  cases: tuple[str, ...] = ("conformance/cases",)) -> Started:
         strict = () if variant.should_not else ("--conformance-strict",)
         return start(folder(variant, transport), *options, *strict, cases=cases,
-                     env={"ELICIT_FUZZ": "quick", LOG: str(used(variant, transport)), **env})
+                     env={**QUICK, LOG: str(used(variant, transport)), **env})
 
     def finished(variant: Variant, transport: str, started: Started) -> tuple[SuiteRun, Path]:
         return finish(started, folder(variant, transport)), used(variant, transport)

@@ -20,13 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import ROOT, child_environment, golden_all_same
+from tests.suite import QUICK, ROOT, child_environment, golden_all_same
 from tests.typescript import build, http_server
 
 #: The oldest pytest the package declares, installed beside the wheel.
 PYTEST_FLOOR = "pytest>=8.2,<9"
 SETUP_TIMEOUT = 900
-QUICK = {"ELICIT_FUZZ": "quick"}
 RUN_TIMEOUT = 600
 
 TINY_SERVER = '''\

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.suite import ROOT, SuiteRun, finish, golden_all_same, golden_said, start
+from tests.suite import QUICK, ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
 DOC = ROOT / "docs" / "typescript-sdk.md"
@@ -93,7 +93,7 @@ def run_both(dist: Path, directory: Path, *, write: bool = False) -> dict[str, S
     golden = f"--conformance-snapshots={GOLDEN}"
     with http_server(dist) as (url, process):
         http = start(directory / "http", f"--server={url}", golden, *(["--snapshot-update"] if write else []),
-                     env={"ELICIT_FUZZ": "quick"})
+                     env=QUICK)
         written = finish(http, directory / "http") if write else None  # what stdio compares with
         stdio = start(directory / "stdio", f"--server-command=node {dist / 'stdio.js'}", golden)
         runs = {"HTTP": written or finish(http, directory / "http"), "stdio": finish(stdio, directory / "stdio")}
