@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import elicit_conformance.cases
 from elicit_conformance.catalog import load
 
 
@@ -37,7 +36,7 @@ def cases() -> list[CaseNeeds]:
     catalog = load()
     tools, scenarios = set(catalog.tools), catalog.scenarios
     found = []
-    for path in sorted(Path(elicit_conformance.cases.__file__).parent.glob("test_*.py")):
+    for path in sorted((Path(__file__).parent / "cases").glob("test_*.py")):
         module = ast.parse(path.read_text())
         # Module constants as the module computes them (some come from the catalog).
         with warnings.catch_warnings():  # outside a conformance run its marks are not registered

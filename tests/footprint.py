@@ -439,9 +439,9 @@ class Selector:
 
 
 def _target(config: pytest.Config) -> Any:
-    from elicit_conformance import grading
+    from elicit_conformance.plugin.hooks import current
 
-    return grading.current(config).target
+    return current(config).target
 
 
 def components(server: Any) -> dict[str, list[str]] | None:

@@ -1,5 +1,7 @@
-"""Grading end to end: baselines, SHOULD under --conformance-strict, "Not testable", and the
-requirement table's coverage. Each runs the real suite in a child process."""
+"""Grading end to end, where it needs a real pytest run: baselines as xfail marks, -k by
+case ID, SHOULD under --conformance-strict, "Not testable", and one sentence in every
+report (terminal, JUnit, index.json). Each runs the real suite in a child process; the
+session's logic itself is tested in-process (tests/test_session.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.catalog import load
-from tests.suite import BASELINE, BRIEF, FUZZ, NO_DIGEST, ROOT, TASKS_SERVED, finish, run, start
+from tests.suite import BASELINE, BRIEF, FUZZ, NO_DIGEST, TASKS_SERVED, finish, run, start
 
 HOSTILE = (
     "conformance/cases/test_hostile_input.py::"
@@ -41,37 +43,18 @@ def test_without_the_entry_the_case_fails(tmp_path: Path) -> None:
 
 
 def test_a_stale_entry_fails_the_run(tmp_path: Path) -> None:
+    # Entries by test id, as pytest names the cases: with the revision, and without it.
     stale = tmp_path / "baseline.txt"
-    stale.write_text(BASELINE.read_text() + "BAT-1[2026-07-28]: fixed long ago\nDIG-3: no case checks this\n")
+    stale.write_text("test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped: the digest is ignored\n"
+                     "test_scenario[BAT-1-2026-07-28]: fixed long ago\nDIG-3: no case checks this\n")
     # DIG-3 is an excluded row: an entry for it can never match, and says so.
     result = run(tmp_path / "run", NO_DIGEST, f"--conformance-baseline={stale}")
     assert result.returncode == 1
     assert result.statuses()["conformance/cases/test_scenarios.py::test_scenario[BAT-1-2026-07-28]"] == "stale baseline"
     assert result.statuses()[DIG_1] == "expected failure"
-    assert "stale baseline entry (line 7): DIG-3 matches no case" in result.output
-
-
-def test_entries_may_name_single_cases_with_or_without_their_revision(tmp_path: Path) -> None:
-    dig_1 = "test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped"
-    every_revision = tmp_path / "every.txt"
-    every_revision.write_text(f"{dig_1}: the digest is ignored\n")
-    one = tmp_path / "one.txt"
-    one.write_text(f"{dig_1}[2026-07-28]: the digest is ignored\ntest_scenario[BAT-1]: fixed long ago\n"
-                   "test_scenario[NOPE-9-2026-07-28]: never existed\n")
-    started = {name: start(tmp_path / name, NO_DIGEST, f"--conformance-baseline={baseline}")
-               for name, baseline in (("every", every_revision), ("one", one))}
-    result = finish(started["every"], tmp_path / "every")
-    assert result.returncode == 0, result.output[-3000:]
-    assert result.statuses()[DIG_1] == "expected failure"
-    result = finish(started["one"], tmp_path / "one")
-    assert result.returncode == 1
-    statuses = result.judged()
-    assert statuses[DIG_1] == "expected failure"
-    assert {s for n, s in statuses.items() if "[BAT-1-" in n} == {"stale baseline"}
-    assert "stale baseline entry (line 3): test_scenario[NOPE-9-2026-07-28] matches no case" in result.output
-    assert [n for n, s in statuses.items() if s not in ("pass", "expected failure")] == [
-        n for n in statuses if "[BAT-1-" in n
-    ]
+    assert "stale baseline entry (line 3): DIG-3 matches no case" in result.output
+    assert [n for n, s in result.judged().items() if s not in ("pass", "expected failure")] == [
+        "conformance/cases/test_scenarios.py::test_scenario[BAT-1-2026-07-28]"]
 
 
 def test_k_selects_by_any_case_id(tmp_path: Path) -> None:
@@ -80,19 +63,6 @@ def test_k_selects_by_any_case_id(tmp_path: Path) -> None:
     chosen = result.index["cases"]
     assert chosen and all({"SEC-2", "BAT-4"} & set(row["checks"]) for row in chosen)
     assert any("SEC-2" in row["checks"] for row in chosen) and any("BAT-4" in row["checks"] for row in chosen)
-
-
-@pytest.mark.parametrize(
-    ("line", "says"),
-    [("NOPE-1: typo", "'NOPE-1' is not a case ID"), ("BAT-1[2020-01-01]: old", "revision '2020-01-01'"),
-     ("BAT-1 without a reason", "is not 'TEST-ID: reason'")],
-)
-def test_an_unreadable_baseline_is_a_usage_error(tmp_path: Path, line: str, says: str) -> None:
-    baseline = tmp_path / "baseline.txt"
-    baseline.write_text(line + "\n")
-    result = run(tmp_path / "run", f"--conformance-baseline={baseline}", "--collect-only")
-    assert result.returncode == pytest.ExitCode.USAGE_ERROR
-    assert says in result.output
 
 
 def test_should_warns_and_fails_only_under_strict(tmp_path: Path) -> None:
@@ -134,25 +104,6 @@ def test_a_server_with_none_of_the_tools_is_not_testable_and_proves_nothing(tmp_
     assert "| test_scenario[BAT-1-2026-07-28] |" not in summary
     assert "this run proved nothing about the target" in result.output
     assert result.index["proved_nothing"] is True
-
-
-def test_a_requirement_row_without_a_case_fails_the_run(tmp_path: Path) -> None:
-    table = tmp_path / "requirements.toml"
-    table.write_text((ROOT / "conformance" / "requirements.toml").read_text() + (
-        '\n[[requirement]]\nid = "BAT-9"\nlevel = "MUST"\nchecks = "A row nobody wrote a case for."\n'
-    ))
-    result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "--collect-only")
-    assert result.returncode == 1
-    assert "requirement rows with no case (add a case, or exclude the row with a reason): BAT-9" in result.output
-
-
-def test_a_case_claiming_a_missing_row_is_a_usage_error(tmp_path: Path) -> None:
-    table = tmp_path / "requirements.toml"
-    rows = (ROOT / "conformance" / "requirements.toml").read_text().split("[[requirement]]")
-    table.write_text("[[requirement]]".join(r for r in rows if 'id = "RES-3"' not in r))
-    result = run(tmp_path / "run", f"-o=elicit_requirements={table}", "--collect-only")
-    assert result.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "checks 'RES-3', which is not in the requirement table" in result.output
 
 
 def test_a_generated_attack_that_succeeds_reads_as_a_sentence_its_smallest_example_and_its_source(

@@ -61,16 +61,12 @@ LAYERS = (
     {"", "revisions", "limits", "requirements", "verdict", "catalog", "unimplemented"},
     {"connection"},
     {"reporting", "harness", "wire_schema"},
-    {"checks", "registration", "report"},
-    {"cases", "case_needs", "contract", "compare"},
-    {"plugin", "grading"},
+    {"checks", "registration", "run"},
+    {"case_needs", "contract", "compare"},
+    {"plugin"},
+    {"cases"},
     {"bench", "dev", "fixtures.mutants", "fixtures.variants", "fixtures.peers"},
 )
-#: Imports that still run against the layering (one edge of each cycle), each to be undone
-#: (issue 38): an entry that no longer occurs fails the test, so the list only shrinks.
-KNOWN = {
-    ("cases", "grading"): "the cases' conftest registers the run's hooks",
-}
 LAYER_OF = {room: i for i, layer in enumerate(LAYERS) for room in layer}
 
 
@@ -121,14 +117,12 @@ def test_every_room_has_a_layer() -> None:
 def test_imports_keep_to_the_layering_and_rooms_form_no_cycle() -> None:
     edges = _room_imports()
     upward = {edge: made for edge, made in edges.items()
-              if LAYER_OF.get(edge[1], 0) > LAYER_OF.get(edge[0], 0) and edge not in KNOWN}
+              if LAYER_OF.get(edge[1], 0) > LAYER_OF.get(edge[0], 0)}
     assert not upward, f"imports from a lower layer to a higher one: {upward}"
-    graph = {a: {b for (x, b) in edges if x == a and (x, b) not in KNOWN} for a, _ in edges}
+    graph = {a: {b for (x, b) in edges if x == a} for a, _ in edges}
     cycle = _cycle(graph)
     assert cycle is None, f"rooms that import each other: {' -> '.join(cycle or [])}: " + "; ".join(
         made for a, b in zip(cycle or [], (cycle or [])[1:]) for made in edges[(a, b)][:2])
-    stale = sorted(set(KNOWN) - set(edges))
-    assert not stale, f"{stale} no longer import each other: take them out of KNOWN"
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -85,7 +85,7 @@ def test_own_parameters(case):
 
 
 def test_nothing_of_the_suite_was_loaded():
-    loaded = [m for m in ("elicit_conformance.grading", "elicit_conformance.reference", "fastmcp") if m in sys.modules]
+    loaded = [m for m in ("elicit_conformance.plugin.hooks", "elicit_conformance.reference", "fastmcp") if m in sys.modules]
     assert not loaded, loaded
 '''
 

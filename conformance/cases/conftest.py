@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from elicit_conformance import grading
 from elicit_conformance.connection.target import Target
 from elicit_conformance.harness.case import Case
+from elicit_conformance.plugin.hooks import CASE, current
 from elicit_conformance.revisions import ERAS
 
 
@@ -25,7 +25,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     # Collected without a conformance option or path (e.g. a parent folder):
     # the run is a conformance run all the same.
-    grading.current(config)
+    current(config)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -40,13 +40,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def target(pytestconfig: pytest.Config) -> Target:
-    return grading.current(pytestconfig).target
+    return current(pytestconfig).target
 
 
 @pytest.fixture
 def case(request: pytest.FixtureRequest, target: Target) -> Iterator[Case]:
-    run = grading.current(request.config)
-    case = Case(target, run.case_id(), timeout=run.timeout)
+    session = current(request.config)
+    case = Case(target, session.case_id(), timeout=session.timeout)
     case.pinned = request.node.get_closest_marker("transcript_varies") is None
-    request.node.stash[grading.CASE] = case
+    request.node.stash[CASE] = case
     yield case

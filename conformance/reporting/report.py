@@ -76,7 +76,7 @@ class Outcome:
     cause: str = ""
     should_not_met: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
-    #: Per row it claims: {"status": ..., "message": ...} (see `grading.row_results`).
+    #: Per row it claims: {"status": ..., "message": ...} (see `run.judging.row_results`).
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Its golden transcript (`--conformance-snapshots`): the file, relative to the
     #: snapshot directory, what comparing found (`snapshot.Found`), and the diff.

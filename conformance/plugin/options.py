@@ -1,25 +1,14 @@
-"""The pytest11 entry point: the suite's options, and nothing else until asked.
-
-pytest loads this module in every project where the package is installed, so
-it imports nothing but pytest and the standard library and does nothing at all
-unless the run is a conformance run: an elicit-conformance option was given,
-or the paths (or `--pyargs` modules) to test reach into the cases. Only then
-is the target loaded and the grading plugin (`conformance.grading`)
-registered. The fixtures live in `cases/conftest.py`, so they exist only for
-the cases and can never capture a user's fixture of the same name.
-"""
+"""Every option and ini key of a conformance run: what the user can ask, and nothing
+heavier than pytest and the standard library to ask it with."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.revisions import ALL, ERAS
-
-CASES = Path(__file__).resolve().parent / "cases"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -143,69 +132,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 #: The options that make any run a conformance run.
-_OPTIONS = (
+OPTIONS = (
     "server", "server_command", "revision", "conformance_strict", "conformance_timeout", "conformance_startup",
     "conformance_baseline", "conformance_write_baseline", "conformance_report", "golden_transcripts",
     "conformance_not_implemented", "conformance_snapshots",
 )
-
-
-def wanted(config: pytest.Config) -> bool:
-    """Whether this run is a conformance run (see the module docstring)."""
-    if any(config.getoption(name) is not None for name in _OPTIONS):
-        return True
-    return any(_reaches_cases(path) for path in _arg_paths(config))
-
-
-def _arg_paths(config: pytest.Config) -> list[Path]:
-    paths = []
-    for arg in config.args:
-        name = str(arg).split("::", 1)[0]
-        if config.option.pyargs and (origin := _module_path(name)) is not None:
-            paths.append(origin)
-        else:
-            paths.append((config.invocation_params.dir / name).resolve())
-    return paths
-
-
-def _module_path(name: str) -> Path | None:
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations))).resolve()
-    return Path(spec.origin).resolve() if spec.origin else None
-
-
-def _reaches_cases(path: Path) -> bool:
-    """The path is in the cases, or is a folder whose collection walks into them.
-
-    pytest never walks into a virtual environment, so a project folder holding
-    the venv this package is installed in does not count.
-    """
-    if path == CASES or CASES in path.parents:
-        return True
-    if path not in CASES.parents:
-        return False
-    between = [p for p in CASES.parents if path in p.parents]
-    return not any((p / "pyvenv.cfg").exists() or p.name == "site-packages" for p in between)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("conformance_contract") is not None:
-        from elicit_conformance.contract import write_contract
-
-        write_contract(config.getoption("conformance_contract"))
-        pytest.exit("contract written", returncode=pytest.ExitCode.OK)
-    if wanted(config):
-        activate(config)
-
-
-def activate(config: pytest.Config) -> None:
-    """Load the target and register the grading plugin, once per run."""
-    from elicit_conformance.grading import activate as register
-
-    register(config)

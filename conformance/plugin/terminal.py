@@ -1,0 +1,62 @@
+"""What a conformance run prints: a failure as its one sentence (`Said`, where pytest would
+print a traceback) and the run's summary lines (`elicit_conformance.run.summary`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from elicit_conformance.run.summary import Line
+
+
+@dataclass
+class _Where:
+    """What pytest reads of a failure's location: its short summary shows `message`."""
+
+    path: str
+    lineno: int
+    message: str
+
+
+class Said:
+    """A failure report that is one sentence, where pytest would print a traceback."""
+
+    def __init__(self, sentence: str, location: tuple[str, int | None, str]) -> None:
+        self.sentence = sentence
+        self.reprcrash = _Where(location[0], location[1] or 0, sentence)
+
+    def toterminal(self, out: Any) -> None:
+        out.line(self.sentence)
+
+    def __str__(self) -> str:
+        return self.sentence
+
+
+def dress(report: pytest.TestReport, sentence: str | None, stderr: str) -> None:
+    """A failed case's report: its sentence for the whole verdict (no traceback of the
+    suite's own code), and what a stdio server wrote to stderr while it ran."""
+    if sentence is not None:
+        report.longrepr = Said(sentence, report.location)
+    if stderr:
+        report.sections.append(("the stdio server's stderr while the case ran", stderr))
+
+
+def write(terminalreporter: pytest.TerminalReporter, lines: list[Line]) -> None:
+    if lines:
+        terminalreporter.section("elicit-conformance")
+    for line in lines:
+        terminalreporter.line(line.text, **({line.colour: True} if line.colour else {}))
+
+
+def first_line(report: pytest.TestReport) -> str:
+    """A failure's first line in pytest's own words."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = (crash.message if crash is not None else str(report.longrepr)).strip()
+    return text.splitlines()[0] if text else "failed"
+
+
+def skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    return str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr)
