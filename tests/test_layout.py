@@ -144,3 +144,20 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         return None
 
     return next((found for node in sorted(graph) if (found := visit(node))), None)
+
+
+def test_every_pytest_hook_is_a_few_lines_over_the_session() -> None:
+    """The hooks translate; the logic lives in `elicit_conformance.run`, tested in-process."""
+    long = []
+    for path in sorted((ROOT / "conformance" / "plugin").glob("*.py")) + [ROOT / "conformance" / "cases" / "conftest.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and _is_hook(node):
+                body = node.body[1:] if ast.get_docstring(node) else node.body
+                lines = body[-1].end_lineno - body[0].lineno + 1
+                if lines > 10:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, f"hooks over 10 lines: move their logic into the session: {long}"
+
+
+def _is_hook(node: ast.FunctionDef) -> bool:
+    return node.name.startswith("pytest_") or any("hookimpl" in ast.unparse(d) for d in node.decorator_list)

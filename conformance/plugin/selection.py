@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from .options import OPTIONS
+from .options import CONFORMANCE
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 
 
 def wanted(config: pytest.Config) -> bool:
     """Whether this run is a conformance run (see the module docstring)."""
-    if any(config.getoption(name) is not None for name in OPTIONS):
+    if any(config.getoption(name) is not None for name in CONFORMANCE):
         return True
     return any(_reaches_cases(path) for path in _arg_paths(config))
 
