@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elicit_conformance import bench
+from elicit_conformance.bench import measures, table
 from elicit_conformance.catalog import load
 
 
@@ -15,19 +15,19 @@ def test_floor_is_the_depth_of_the_question_graph() -> None:
 
 
 def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
-    bench.main(["--calls", "3", "--no-suite"])
-    table = capsys.readouterr().out
-    assert table.startswith("elicit-conformance benchmarks, ")
-    rounds = [line for line in table.splitlines() if line.startswith("| rounds ")]
+    table.main(["--calls", "3", "--no-suite"])
+    printed = capsys.readouterr().out
+    assert printed.startswith("elicit-conformance benchmarks, ")
+    rounds = [line for line in printed.splitlines() if line.startswith("| rounds ")]
     assert len(rounds) == len([s for s in load().scenarios.values() if s.expect.rounds]) + 1
     # Rounds are counts, not timings: the reference asks at the floor on every scenario.
     assert all(line.split(" | ")[1] == line.split("(floor ")[1].split(")")[0] for line in rounds)
-    assert table.count("server µs, median") == 5
-    assert "request_state bytes after k = 1, 2, 4, 8, 16, 32 answers" in table
-    assert "| unrelated 3-test project, plugin installed" in table
+    assert printed.count("server µs, median") == 5
+    assert "request_state bytes after k = 1, 2, 4, 8, 16, 32 answers" in printed
+    assert "| unrelated 3-test project, plugin installed" in printed
 
 
 def test_a_suite_row_reads_the_verdicts_of_the_run_it_times() -> None:
-    timed = bench._suite("-k", "test_scenario and OPT-3")
+    timed = measures.suite("-k", "test_scenario and OPT-3")
     assert timed.returncode == 0 and timed.seconds > 0
     assert set(timed.statuses.values()) == {"pass"} and len(timed.statuses) == 2, timed.statuses

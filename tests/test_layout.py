@@ -12,6 +12,7 @@ from tests.suite import ROOT
 
 #: Subpackages that stay in the repository: the suite's evidence, not what a target needs.
 REPOSITORY_ONLY = {
+    "elicit_conformance.bench",
     "elicit_conformance.dev",
     "elicit_conformance.fixtures.mutants",
     "elicit_conformance.fixtures.peers",

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from elicit_conformance.dev import mutate
+from elicit_conformance.dev import mutate, sites
 from tests.suite import QUICK, ROOT, child_environment
 
 #: A small fixed sample CI runs on every change: each must be killed.
@@ -29,11 +29,11 @@ def _mutate(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_sites_have_unique_ids_and_every_equivalent_is_current() -> None:
-    sites = mutate.all_sites()
-    assert len({site.id for site in sites}) == len(sites) >= 150
-    assert {site.module for site in sites} == set(mutate.ENGINE)
+    every = sites.all_sites()
+    assert len({site.id for site in every}) == len(every) >= 150
+    assert {site.module for site in every} == set(sites.ENGINE)
     known = mutate.equivalents()
-    assert known and not mutate.stale_equivalents(known, sites)
+    assert known and not mutate.stale_equivalents(known, every)
     assert all(entry.reason.strip() for entry in known.values())
 
 

@@ -148,8 +148,9 @@ def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
         assert needed in names, needed
     assert any(n.startswith("elicit_conformance/snapshots/test_scenarios/") for n in names)
     assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"
-    # The repository's own tools (the mutation command, the space writer, regenerate, uvicorn for tests).
-    assert not [n for n in names if n.startswith("elicit_conformance/dev/")], "a developer tool shipped"
+    # The repository's own tools (the mutation command, the space writer, regenerate, uvicorn for tests, the benchmark).
+    assert not [n for n in names if n.startswith(("elicit_conformance/dev/", "elicit_conformance/bench/"))], \
+        "a developer tool shipped"
 
 
 def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_workers(venv: Venv, tmp_path: Path) -> None:
