@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.reporting.report import Status
+from elicit_conformance.status import Status
 from elicit_conformance.reporting.snapshot import diff
 
 #: Worst first, as the report orders statuses; "absent" is a case a run did not have.

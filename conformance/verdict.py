@@ -23,11 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elicit_conformance.requirements import Table
+from elicit_conformance.status import Status
 
 NOT_TESTABLE = "Not testable:"
-
-#: What a row's status is within one case.
-PASS, FAIL, SHOULD_NOT_MET = "pass", "fail", "should not met"
 
 
 class ShouldNotMet(UserWarning):
@@ -123,11 +121,11 @@ class Ledger:
         """Record one check; the sentence when it failed."""
         level = self.table.rows[row].level if row in self.table.rows else "MUST"
         if holds:
-            self.rows.setdefault(row, PASS)
+            self.rows.setdefault(row, Status.PASS)
             return None
-        status = SHOULD_NOT_MET if level == "SHOULD" else FAIL
+        status = Status.SHOULD_NOT_MET if level == "SHOULD" else Status.FAIL
         sentence = self.sentence(row, observed)
-        if self.rows.get(row) != FAIL:
+        if self.rows.get(row) != Status.FAIL:
             self.rows[row] = status
             self.sentences.setdefault(row, sentence)
         return sentence
@@ -168,7 +166,7 @@ def check(row: str, holds: bool, observed: str) -> None:
     sentence = ledger.record(row, holds, observed)
     if sentence is None:
         return
-    if ledger.rows[row] == SHOULD_NOT_MET:
+    if ledger.rows[row] == Status.SHOULD_NOT_MET:
         warnings.warn(ShouldNotMet(sentence), stacklevel=2)
         return
     raise CheckFailed(row, sentence)

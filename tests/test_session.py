@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance import verdict
-from elicit_conformance.reporting.report import Status
+from elicit_conformance.status import Status
 from elicit_conformance.requirements import Table
 from elicit_conformance.run.session import CASES, Ended, Planned, Session, UsageProblem
 from elicit_conformance.run.settings import Settings

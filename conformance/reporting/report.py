@@ -22,39 +22,20 @@ import json
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from elicit_conformance.requirements import Table
-from elicit_conformance.verdict import SHOULD_NOT_MET
+from elicit_conformance.status import ROW_ONLY, Status
 
 from .snapshot import Found, render
 
 
-class Status(StrEnum):
-    """A case's verdict, worst first: the order the summary lists them in."""
-
-    FAIL = "fail"
-    TIMED_OUT = "timed out"
-    NOT_TESTABLE = "not testable"
-    STALE = "stale baseline"
-    EXPECTED = "expected failure"
-    PASS = "pass"
-    NOT_IMPLEMENTED = "not implemented"
-    SKIPPED = "skipped"
-    NOT_RUN = "not run"
-
-
 #: The cases a baseline written from the run lists: those that do not pass.
 FAILING = (Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.EXPECTED)
-#: A verdict-table cell may also say that a SHOULD row's warning fired (SHOULD_NOT_MET).
-_CELLS = (
-    Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.STALE, Status.EXPECTED,
-    SHOULD_NOT_MET, Status.PASS, Status.NOT_IMPLEMENTED, Status.SKIPPED, Status.NOT_RUN,
-)
-#: A row's result within a case, worst first, where the case never reached its check.
-NOT_REACHED, NOT_EVALUATED = "not reached", "not evaluated"
+#: A verdict-table cell's order, worst first; a row's "not reached", "not evaluated" and
+#: "recorded" rank alike, after all of these.
+_CELLS = tuple(s for s in Status if s not in ROW_ONLY or s == Status.SHOULD_NOT_MET)
 
 
 @dataclass
@@ -273,7 +254,7 @@ def cell(results: list[tuple[str, str]]) -> str:
     """
     counts = Counter(status for status, _ in results)
     total = len(results)
-    for worst in (Status.FAIL, Status.TIMED_OUT, Status.EXPECTED, SHOULD_NOT_MET):
+    for worst in (Status.FAIL, Status.TIMED_OUT, Status.EXPECTED, Status.SHOULD_NOT_MET):
         if counts[worst]:
             return str(worst) + (f" ({counts[worst]} of {total} cases)" if total > 1 else "")
     proved = counts[Status.PASS]
@@ -297,7 +278,7 @@ def _checks_cell(outcome: Outcome) -> str:
     """The rows a case checks, each with its result where that is not a pass, and
     then its source: a link to the specification's sentence, or the feature's promise."""
     return " ".join(
-        row if (result := outcome.rows.get(row, {}).get("status", "pass")) in ("pass", "recorded")
+        row if (result := outcome.rows.get(row, {}).get("status", Status.PASS)) in (Status.PASS, Status.RECORDED)
         else f"{row} ({result}; {cited(outcome.sources.get(row, {}))})"
         for row in outcome.checks
     )

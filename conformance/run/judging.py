@@ -9,7 +9,8 @@ from pathlib import Path
 
 from elicit_conformance import verdict
 from elicit_conformance.connection.wire import RpcError
-from elicit_conformance.reporting.report import NOT_EVALUATED, NOT_REACHED, Outcome, Status
+from elicit_conformance.reporting.report import Outcome
+from elicit_conformance.status import Status
 from elicit_conformance.verdict import Broken, CheckFailed, NotTestable, ShouldNotMet, TimedOut
 
 
@@ -45,8 +46,8 @@ def _suite_frame(error: BaseException) -> str:
 #: A row the case never reached, by the case's status: why it proved nothing of it.
 _UNREACHED = {
     Status.NOT_TESTABLE: Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED: Status.NOT_IMPLEMENTED,
-    Status.TIMED_OUT: Status.TIMED_OUT, Status.SKIPPED: Status.SKIPPED, Status.PASS: NOT_EVALUATED,
-    Status.STALE: NOT_EVALUATED,
+    Status.TIMED_OUT: Status.TIMED_OUT, Status.SKIPPED: Status.SKIPPED, Status.PASS: Status.NOT_EVALUATED,
+    Status.STALE: Status.NOT_EVALUATED,
 }
 
 
@@ -61,19 +62,19 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
     sentences = dict(ledger.sentences) if ledger else {}
     first = outcome.checks[0]
     if isinstance(error, (Broken, RpcError)):
-        found[first], sentences[first] = verdict.FAIL, outcome.message
+        found[first], sentences[first] = Status.FAIL, outcome.message
     elif isinstance(error, ShouldNotMet) and ledger:  # strict: the SHOULD failed its case
         for row, status in found.items():
-            if status == verdict.SHOULD_NOT_MET:
-                found[row] = verdict.FAIL
-    unreached = _UNREACHED.get(outcome.status, NOT_REACHED)
+            if status == Status.SHOULD_NOT_MET:
+                found[row] = Status.FAIL
+    unreached = _UNREACHED.get(outcome.status, Status.NOT_REACHED)
     results = {}
     for row in outcome.checks:
         if row.startswith("INFO/"):
-            results[row] = {"status": "recorded" if row in outcome.facts else unreached}
+            results[row] = {"status": str(Status.RECORDED if row in outcome.facts else unreached)}
             continue
         status = found.get(row, unreached)
-        if status == verdict.FAIL and outcome.status == Status.EXPECTED:
+        if status == Status.FAIL and outcome.status == Status.EXPECTED:
             status = Status.EXPECTED
         result = {"status": str(status)}
         if row in sentences:

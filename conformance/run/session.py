@@ -25,7 +25,8 @@ from elicit_conformance.connection.reach import Unreachable, list_tools
 from elicit_conformance.connection.target import Target, TargetError
 from elicit_conformance.harness.case import Case
 from elicit_conformance.reporting import baseline as baseline_module
-from elicit_conformance.reporting.report import Outcome, Report, Status
+from elicit_conformance.reporting.report import Outcome, Report
+from elicit_conformance.status import Status
 from elicit_conformance.reporting.snapshot import Golden, render
 from elicit_conformance.requirements import Table, TableError
 from elicit_conformance.revisions import ALL, ERAS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from elicit_conformance.reporting.report import Status
+from elicit_conformance.status import Status
 from elicit_conformance.reporting.snapshot import Found
 
 from .session import Session
