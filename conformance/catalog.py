@@ -16,15 +16,13 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from types import MappingProxyType
 from typing import Any, Literal
+from elicit_conformance.exceptions import CatalogError
 
 #: The per-run prefix in scenario arguments (see `Scenario.for_run`).
 RUN = "{run}"
 #: A question a tool never gets to ask (it fails before asking).
 NEVER_ASKED = "(none)"
 
-
-class CatalogError(Exception):
-    """The catalog contradicts itself; the message names the entry."""
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ import re
 from typing import Any
 
 from elicit_conformance.catalog import Question, Scenario, load
-from elicit_conformance.connection.wire import METHOD_NOT_FOUND, RpcError
+from elicit_conformance.connection.wire import METHOD_NOT_FOUND
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.driver import Asked, Run, as_object, unknown_message
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import brief, check
+from elicit_conformance.verdict import check
 from elicit_conformance.wire_schema import form_problem
 
 

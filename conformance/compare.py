@@ -18,16 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.status import Status
+from elicit_conformance.exceptions import ReportError
 from elicit_conformance.reporting.snapshot import diff
+from elicit_conformance.status import Status
 
 #: Worst first, as the report orders statuses; "absent" is a case a run did not have.
 _ORDER = [str(s) for s in Status]
 ABSENT = "absent"
 
-
-class ReportError(Exception):
-    """A directory holds no readable report; the message says what is missing."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Literal
+from elicit_conformance.exceptions import TableError
 
 Level = Literal["MUST", "SHOULD", "INFORMATIONAL"]
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFORMATIONAL")
@@ -27,9 +28,6 @@ KEYWORDS: dict[str, Level] = {
 SPEC_HOSTS = ("https://modelcontextprotocol.io/specification/",
               "https://github.com/modelcontextprotocol/experimental-ext-tasks/")
 
-
-class TableError(Exception):
-    """The requirement table, or a case's claim on it, is inconsistent."""
 
 
 @dataclass(frozen=True)

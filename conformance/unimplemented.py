@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from elicit_conformance.exceptions import DeclarationError
 
 _LINE = re.compile(r"^(?P<tool>[\w.-]+)\s*:\s*(?P<reason>.+)$")
 
-
-class DeclarationError(Exception):
-    """The file cannot be read; the message gives the file and line."""
 
 
 def read(path: Path, known: set[str]) -> dict[str, str]:

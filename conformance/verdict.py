@@ -2,8 +2,8 @@
 
 A case states each thing it checks with `check(row, holds, observed)`:
 the row of `requirements.toml`, whether the server did what the row requires,
-and what the server did, in words. The run's `Ledger` keeps, per case and
-per row, "pass", "fail" or "should not met"; the report then says which rows
+and what the server did, in words. The case's `Ledger` keeps, per
+row, "pass", "fail" or "should not met"; the report then says which rows
 a case proved and which it never reached, and every failure reads as one
 sentence: the row, what the server did, and what the row requires.
 
@@ -17,65 +17,14 @@ A SHOULD covers what docs/behaviour.md asks to be *clear* rather than exact
 from __future__ import annotations
 
 import functools
-import json
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
+from elicit_conformance.exceptions import CheckFailed, NotTestable, ShouldNotMet, TimedOut
 from elicit_conformance.requirements import Table
 from elicit_conformance.status import Status
-
-NOT_TESTABLE = "Not testable:"
-
-
-class ShouldNotMet(UserWarning):
-    """A SHOULD-level check did not hold; the case still passes."""
-
-
-class NotTestable(Exception):
-    """The target lacks what a case needs (a scenario tool, the REG adapter).
-
-    A failure, never a skip: a server that implements nothing must not pass.
-    `cause` is the short reason many cases share ("book_profile missing"), by
-    which the report rolls them up.
-    """
-
-    def __init__(self, message: str, cause: str | None = None, tools: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.cause = cause or message
-        #: The contract's tools the target lacks, when that is the reason.
-        self.tools = tools
-
-    def __str__(self) -> str:
-        return f"{NOT_TESTABLE} {super().__str__()}"
-
-
-class NotOffered(NotTestable):
-    """The target's own capabilities say it does not offer an optional extension a
-    case needs (background tasks): the case ends "not implemented" and does not
-    fail the run, as a case needing only tools declared not implemented does."""
-
-
-class TimedOut(Exception):
-    """The server did not answer a request in time: the case fails as "timed out"."""
-
-
-class CheckFailed(Exception):
-    """A MUST check did not hold; `str()` is the whole verdict sentence."""
-
-    def __init__(self, row: str | None, sentence: str) -> None:
-        super().__init__(sentence)
-        self.row = row
-        self.sentence = sentence
-
-
-class Broken(CheckFailed):
-    """The server broke the exchange itself (closed the connection, answered
-    something that is not JSON-RPC): no row's own check could run, so the
-    case's first row carries the failure."""
-
-    def __init__(self, observed: str) -> None:
-        super().__init__(None, observed)
 
 
 def unwrapped(error: BaseException) -> BaseException:
@@ -136,26 +85,27 @@ def _packaged() -> Table:
     return Table.load()
 
 
-#: The ledger of the case running now: one case at a time per process (an xdist
-#: worker is a process), and a case's checks may run on a portal's thread.
-_current: Ledger | None = None
+#: The ledger recording now: the running case's, which its fixture owns and sets for
+#: the case's duration (`recording`). One case runs at a time per process (an xdist
+#: worker is a process). A pointer, not a context variable: a case's checks may run on
+#: a blocking portal's thread, which starts with a context of its own.
+_recording: Ledger | None = None
 
 
-def begin(table: Table) -> Ledger:
-    """Start the ledger of the next case (the plugin calls this at its setup)."""
-    global _current
-    _current = Ledger(table)
-    return _current
-
-
-def end() -> None:
-    global _current
-    _current = None
+@contextmanager
+def recording(ledger: Ledger) -> Iterator[Ledger]:
+    """Record in `ledger` every check made while the block runs."""
+    global _recording
+    previous, _recording = _recording, ledger
+    try:
+        yield ledger
+    finally:
+        _recording = previous
 
 
 def current() -> Ledger:
     """The running case's ledger; outside a run, a scratch one on the packaged table."""
-    return _current if _current is not None else Ledger(_packaged())
+    return _recording if _recording is not None else Ledger(_packaged())
 
 
 def check(row: str, holds: bool, observed: str) -> None:
@@ -177,31 +127,3 @@ def should(row: str, holds: bool, observed: str) -> None:
     if row in current().table.rows and current().table.rows[row].level != "SHOULD":
         raise ValueError(f"{row} is not a SHOULD row")
     check(row, holds, observed)
-
-
-def brief(value: Any, limit: int = 240) -> str:
-    """A server's answer (or any value) as a short, readable quote: long strings elided."""
-    text = value if isinstance(value, str) else _json(value)
-    if len(text) <= limit:
-        return repr(text) if isinstance(value, str) else text
-    head = text[: limit - 40]
-    elided = f"{head}... ({len(text):,} characters)"
-    return repr(elided) if isinstance(value, str) else elided
-
-
-def _json(value: Any) -> str:
-    try:
-        return json.dumps(_shorten(value), ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _shorten(value: Any, limit: int = 80) -> Any:
-    """Long strings inside a structure elided, so one quote stays one line."""
-    if isinstance(value, str):
-        return value if len(value) <= limit else f"{value[:limit]}... ({len(value):,} characters)"
-    if isinstance(value, dict):
-        return {k: _shorten(v, limit) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_shorten(v, limit) for v in value]
-    return value

@@ -27,8 +27,8 @@ import mcp_types._v2026_07_28 as v2026
 from mcp_types import jsonrpc, methods
 from pydantic import TypeAdapter, ValidationError
 
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import brief
 
 __all__ = ["FORMS", "form_problem", "problems", "result_type_problem", "result_type_problems"]
 

@@ -30,7 +30,8 @@ def test_expected_rounds_equal_the_depth_of_the_question_graph(case_id: str) -> 
 
 
 def test_a_catalog_that_contradicts_itself_is_refused() -> None:
-    from elicit_conformance.catalog import CatalogError, _scenario
+    from elicit_conformance.catalog import _scenario
+    from elicit_conformance.exceptions import CatalogError
 
     good = {"tool": "book_destination", "arguments": {}, "answers": {}, "expect": {"rounds": [], "result": "x"}}
     for broken, says in [

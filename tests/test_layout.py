@@ -59,7 +59,7 @@ def test_every_subpackage_ships_or_is_declared_repository_only() -> None:
 #: may import anything.
 LAYERS = (
     {"reference", "snapshots", "fixtures"},
-    {"", "revisions", "limits", "status", "requirements", "verdict", "catalog", "unimplemented"},
+    {"", "revisions", "limits", "status", "quoting", "exceptions", "requirements", "verdict", "catalog", "unimplemented"},
     {"connection"},
     {"reporting", "harness", "wire_schema"},
     {"checks", "registration", "run"},

@@ -15,7 +15,8 @@ import pytest
 from fastmcp.client.transports.memory import FastMCPTransport
 from fastmcp.utilities.tasks import TaskConfig
 
-from elicit_conformance.connection.wire import RpcError, Transcript, connect
+from elicit_conformance.connection.wire import Transcript, connect
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.driver import Script, drive_task
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.revisions import MODERN

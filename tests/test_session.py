@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance import verdict
-from elicit_conformance.status import Status
+from elicit_conformance.exceptions import CheckFailed, NotOffered, NotTestable, TimedOut, UsageProblem
+from elicit_conformance.harness.case import Case
 from elicit_conformance.requirements import Table
-from elicit_conformance.run.session import CASES, Ended, Planned, Session, UsageProblem
+from elicit_conformance.run.session import CASES, Ended, Planned, Session
 from elicit_conformance.run.settings import Settings
 from elicit_conformance.run.summary import Line, summary
-from elicit_conformance.verdict import CheckFailed, NotOffered, NotTestable, TimedOut
+from elicit_conformance.status import Status
 from tests.suite import BASELINE, ROOT
 
 NEW, OLD = "2026-07-28", "2025-11-25"
@@ -52,12 +53,14 @@ def ran(session: Session, case: Planned, error: BaseException | None = None,
     """One case through its three phases, as pytest runs it: its call makes the checks
     `checked` (row, holds, observed) and raises `error`."""
     session.started(case.nodeid)
+    ledger = verdict.Ledger(session.table)
     for row, holds, observed in checked:
-        verdict.current().record(row, holds, observed)
-    session.ended(Ended(case.nodeid, "setup", "passed"), None)
+        ledger.record(row, holds, observed)
+    session.ended(Ended(case.nodeid, "setup", "passed"), None, ledger)
     result = ended.pop("result", "failed" if error is not None else "passed")
-    session.ended(Ended(case.nodeid, "call", str(result), 0.5, raised=error is not None, error=error, **ended), None)
-    session.ended(Ended(case.nodeid, "teardown", "passed"), None)
+    session.ended(Ended(case.nodeid, "call", str(result), 0.5, raised=error is not None, error=error, **ended), None,
+                  ledger)
+    session.ended(Ended(case.nodeid, "teardown", "passed"), None, ledger)
 
 
 @pytest.mark.parametrize(
@@ -136,12 +139,13 @@ def test_a_failed_check_reads_as_its_sentence_in_the_case_and_its_rows(tmp_path:
     session = opened(tmp_path)
     session.plan([DIG_1])
     session.started(DIG_1.nodeid)
-    verdict.current().record("DIG-2", True, "")
-    sentence = verdict.current().record("DIG-1", False, "reworded while answered")
-    session.ended(Ended(DIG_1.nodeid, "setup", "passed"), None)
+    ledger = verdict.Ledger(session.table)
+    ledger.record("DIG-2", True, "")
+    sentence = ledger.record("DIG-1", False, "reworded while answered")
+    session.ended(Ended(DIG_1.nodeid, "setup", "passed"), None, ledger)
     said, stderr = session.ended(Ended(DIG_1.nodeid, "call", "failed", 0.25, raised=True,
-                                       error=CheckFailed("DIG-1", sentence)), None)
-    session.ended(Ended(DIG_1.nodeid, "teardown", "passed", 0.25), None)
+                                       error=CheckFailed("DIG-1", sentence)), None, ledger)
+    session.ended(Ended(DIG_1.nodeid, "teardown", "passed", 0.25), None, ledger)
     outcome = session.report.outcomes[DIG_1.nodeid]
     assert said == sentence == outcome.message and sentence.startswith("DIG-1: reworded while answered. Required: ")
     assert (outcome.status, outcome.duration, stderr) == (Status.FAIL, 0.5, "")
@@ -235,3 +239,17 @@ def test_the_demo_baseline_reads_as_one_expected_failure(tmp_path: Path) -> None
         "baseline DIG-1[2026-07-28]: the digest is ignored, so reworded questions keep old answers"]}
     assert session.report.problems == []
     assert session.header()[2] == "elicit-conformance baseline: 1 expected failure(s)"
+
+
+def test_a_case_calling_a_tool_it_does_not_declare_fails_the_run(tmp_path: Path) -> None:
+    """The contract lists each case's tools from its declaration: a call outside it fails."""
+    session = opened(tmp_path)
+    declared = Planned(DIG_1.nodeid, DIG_1.name, DIG_1.path, DIG_1.checks, NEW, tools=("book_reworded",))
+    session.plan([declared])
+    case = Case(session.target, session.case_id())
+    for tool in ("book_reworded", "set_copy", "not_in_the_catalog"):
+        case.transcript.messages.append(("sent", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                                  "params": {"name": tool, "arguments": {}}}))
+    session.ended(Ended(DIG_1.nodeid, "teardown", "passed"), case, None)
+    assert session.report.problems == [
+        f"{DIG_1.nodeid} calls set_copy without declaring it: add it to the case's @pytest.mark.tools"]

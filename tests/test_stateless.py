@@ -29,12 +29,12 @@ import pytest
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome, check_rounds
 from elicit_conformance.connection.target import load_target
-from elicit_conformance.connection.wire import Peer, RpcError, Transcript
+from elicit_conformance.connection.wire import Peer, Transcript
 from elicit_conformance.dev.local_server import LocalServer
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import body_run_count
 from elicit_conformance.harness.driver import OnRound, Run, Script, TaskRun, drive, drive_task
-from elicit_conformance.reference.records import ENV_VAR as RECORDS
-from elicit_conformance.reference.records import SEAL_VAR
+from elicit_conformance.reference.records import ENV_VAR as RECORDS, SEAL_VAR
 from elicit_conformance.revisions import MODERN
 from tests.services import HAProxy, RedisServer
 from tests.suite import BRIEF, TASKS_SERVED, golden_all_same, run

@@ -14,9 +14,9 @@ import anyio
 
 from elicit_conformance.connection.stdio import StdioServers
 from elicit_conformance.connection.wire import Transcript, connect
+from elicit_conformance.exceptions import TimedOut
 from elicit_conformance.harness.case import body_run_count
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import TimedOut
 from tests.suite import SuiteRun, finish, run, start
 
 #: `book_destination` and `body_runs`, written by hand on fastmcp, the records in

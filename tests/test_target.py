@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from elicit_conformance.connection.target import DEFAULT_SPEC, TargetError, command_target, load_target
+from elicit_conformance.connection.target import DEFAULT_SPEC, command_target, load_target
+from elicit_conformance.exceptions import TargetError
 
 
 @pytest.mark.parametrize(

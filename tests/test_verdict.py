@@ -1,14 +1,17 @@
 """A check names its row: MUST fails the case with a sentence, SHOULD only warns,
 and the ledger keeps each row's result."""
 
+from collections.abc import Iterator
+
 import pytest
 
 from elicit_conformance import verdict
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.exceptions import CheckFailed, ShouldNotMet
 from elicit_conformance.harness.driver import Asked, Run
+from elicit_conformance.quoting import brief
 from elicit_conformance.requirements import Table
-from elicit_conformance.verdict import CheckFailed, ShouldNotMet, brief
 
 #: A failure that MUST happen and SHOULD name 'seats'.
 SCENARIO = load().scenarios["TYP-3"]
@@ -16,10 +19,9 @@ assert SCENARIO.expect.error == () and SCENARIO.expect.error_should == ("seats",
 
 
 @pytest.fixture
-def ledger() -> verdict.Ledger:
-    ledger = verdict.begin(Table.load())
-    yield ledger
-    verdict.end()
+def ledger() -> Iterator[verdict.Ledger]:
+    with verdict.recording(verdict.Ledger(Table.load())) as ledger:
+        yield ledger
 
 
 def failed_with(text: str) -> Run:

@@ -13,8 +13,9 @@ import pytest
 
 from elicit_conformance.connection.target import Target
 from elicit_conformance.harness.case import Case
-from elicit_conformance.plugin.hooks import CASE, current
+from elicit_conformance.plugin.hooks import CASE, LEDGER, current
 from elicit_conformance.revisions import ERAS
+from elicit_conformance.verdict import Ledger, recording
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,3 +51,12 @@ def case(request: pytest.FixtureRequest, target: Target) -> Iterator[Case]:
     case.pinned = request.node.get_closest_marker("transcript_varies") is None
     request.node.stash[CASE] = case
     yield case
+
+
+@pytest.fixture(autouse=True)
+def ledger(request: pytest.FixtureRequest) -> Iterator[Ledger]:
+    """The case's ledger: every check it makes, row by row, recorded while it runs and
+    handed to the session with the case's end."""
+    ledger = request.node.stash[LEDGER] = Ledger(current(request.config).table)
+    with recording(ledger):
+        yield ledger

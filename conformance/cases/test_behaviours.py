@@ -14,13 +14,15 @@ import pytest
 
 from elicit_conformance.catalog import Reply, load
 from elicit_conformance.checks import LISTING_VARIES, listing, rounds_said, schema_gaps, titled
-from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
+from elicit_conformance.connection.wire import NO_FORM, missing_tools
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import (
     Run, Script, as_object, drive, input_requests, request_message, result_text, state_of, tool_entries,
 )
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
-from elicit_conformance.verdict import brief, check, should
+from elicit_conformance.verdict import check, should
 
 ELICITED = {
     "book_destination": ["destination"],
@@ -34,6 +36,10 @@ ELICITED = {
 }
 
 
+@pytest.mark.tools(
+    "book_destination", "book_trip", "book_airport", "book_from", "book_seat", "book_seat_outside",
+    "book_seat_alias", "book_seat_partial",
+)
 @pytest.mark.checks("SCH-1", "SCH-2")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
@@ -77,6 +83,7 @@ async def test_sch_1_sch_2_elicited_parameters_leave_the_input_schema(
 GENERATED = sorted(s.tool for s in load().scenarios.values() if s.family == "GEN-1")
 
 
+@pytest.mark.tools("space_decorator", "space_decorator_called", "space_decorator_named", "space_add_tool")
 @pytest.mark.checks("GEN-1")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
@@ -99,6 +106,7 @@ async def test_gen_1_generated_tools_list_only_what_the_model_supplies(case: Cas
 DESCRIBED = {name: tool.description for name, tool in load().tools.items() if tool.description is not None}
 
 
+@pytest.mark.tools("book_destination", "book_described", "book_choices")
 @pytest.mark.checks("SCH-3")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case
@@ -116,6 +124,7 @@ async def test_sch_3_hiding_parameters_keeps_the_tool_description(case: Case, er
         raise missing_tools(missing)
 
 
+@pytest.mark.tools("body_runs", "book_trip")
 @pytest.mark.checks("BAT-2")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -139,6 +148,7 @@ async def test_bat_2_body_runs_once_and_only_after_every_answer(case: Case, era:
     check("BAT-2", runs == 1, f"the body ran {runs} time(s) for one completed call")
 
 
+@pytest.mark.tools("book_airport")
 @pytest.mark.checks("ORD-2", "ORD-6")
 @async_case
 async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
@@ -154,6 +164,7 @@ async def test_ord_2_ord_6_dependent_question_quotes_the_answer_it_waited_for(
           f"the call returned {brief(run.text)}; the round-1 answer 'Paris' must reach the result 'Paris/CDG'")
 
 
+@pytest.mark.tools("book_airport")
 @pytest.mark.checks("DIG-4", "DIG-4/ignore", "ORD-6")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -185,6 +196,7 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
           "'Paris/CDG'")
 
 
+@pytest.mark.tools("save_home_airport", "book_profile")
 @pytest.mark.checks("RES-3", "BAT-3")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -213,6 +225,7 @@ async def test_res_3_resolver_value_on_a_later_round_wins(case: Case, era: str) 
           "over the echoed answer CDG")
 
 
+@pytest.mark.tools("set_copy", "book_reworded")
 @pytest.mark.checks("DIG-1", "DIG-2")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -261,6 +274,7 @@ async def test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped(case: Case, 
                   f"reworded {when} and answered 'Oslo', the call returned {brief(run.text)}")
 
 
+@pytest.mark.tools("book_from")
 @pytest.mark.checks("DIG-5")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -299,6 +313,7 @@ async def test_dig_5_changed_argument_never_credits_the_old_answer(case: Case, e
 GATE_POLLS = 1000
 
 
+@pytest.mark.tools("book_when_released", "gate_state", "release")
 @pytest.mark.checks("RES-6")
 @pytest.mark.transcript_varies("the gate is looked at as often as timing needs")
 @async_case
@@ -356,6 +371,7 @@ def _value_of(row: str, schema: dict[str, Any], message: str) -> dict[str, Any]:
     return schema["properties"]["value"]
 
 
+@pytest.mark.tools("book_passengers")
 @pytest.mark.checks("TYP-1")
 @async_case
 async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, era: str) -> None:
@@ -371,6 +387,7 @@ async def test_typ_1_scalars_are_asked_as_one_value_field(case: Case, era: str) 
               f"{message!r} requested a value of {brief(value)}; its type is {json_type!r}")
 
 
+@pytest.mark.tools("book_preferences")
 @pytest.mark.checks("TYP-2")
 @async_case
 async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, era: str) -> None:
@@ -394,6 +411,7 @@ async def test_typ_2_models_literals_and_enums_keep_their_schemas(case: Case, er
           f"the model question 'Who is travelling?' requested {brief(who)}; its fields are 'first' and 'last'")
 
 
+@pytest.mark.tools("book_seats_count")
 @pytest.mark.checks("TYP-3")
 @async_case
 async def test_typ_3_field_constraints_reach_the_schema(case: Case, era: str) -> None:
@@ -412,6 +430,7 @@ async def test_typ_3_field_constraints_reach_the_schema(case: Case, era: str) ->
 UNSAYABLE = ("exclusiveMinimum", "exclusiveMaximum")
 
 
+@pytest.mark.tools("book_meal")
 @pytest.mark.checks("OPT-6")
 @async_case
 async def test_opt_6_an_optional_question_offers_its_default(case: Case, era: str) -> None:
@@ -436,6 +455,7 @@ LISTINGS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": 
             "resources/templates/list": "resourceTemplates"}
 
 
+@pytest.mark.tools("book_destination")
 @pytest.mark.checks("ERA-8")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @pytest.mark.revisions(MODERN)
@@ -460,6 +480,7 @@ async def test_era_8_listings_never_ask(case: Case, era: str) -> None:
                 raise missing_tools(["book_destination"])
 
 
+@pytest.mark.tools("book_luggage")
 @pytest.mark.checks("TYP-6")
 @async_case
 async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, era: str) -> None:
@@ -479,6 +500,7 @@ async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, 
         check("TYP-6", not lost, f"{param}: the requested schema {brief(value)} lost {lost} of its declaration")
 
 
+@pytest.mark.tools("book_cabin_extras")
 @pytest.mark.checks("TYP-7")
 @async_case
 async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, era: str) -> None:
@@ -500,6 +522,7 @@ async def test_typ_7_titled_and_multiple_choices_keep_their_schemas(case: Case, 
           f"the multiple choice is not an array of the listed items: {message!r} requested {brief(extras)}")
 
 
+@pytest.mark.tools("book_described")
 @pytest.mark.checks("TYP-8")
 @async_case
 async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, era: str) -> None:
@@ -518,6 +541,7 @@ async def test_typ_8_field_metadata_never_changes_what_is_asked(case: Case, era:
               f"{brief(asked)} no longer states {'; '.join(gaps)}")
 
 
+@pytest.mark.tools("book_confirmed")
 @pytest.mark.checks("ERA-1", "ERA-4")
 @async_case
 async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
@@ -533,6 +557,7 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
           "'Booked Paris on 2026-08-01'")
 
 
+@pytest.mark.tools("ask_imperatively")
 @pytest.mark.checks("ERA-2", "ERA-2/clear")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -550,6 +575,7 @@ async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, era: 
            f"the error does not name the era: {brief(text)}")
 
 
+@pytest.mark.tools("ask_imperatively")
 @pytest.mark.checks("ERA-2")
 @pytest.mark.revisions(HANDSHAKE)
 @async_case
@@ -563,6 +589,7 @@ async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, er
           f"ctx.elicit() on {era}, answered 'Paris', ended {brief(run.text)}; it returns 'Booked a flight to Paris'")
 
 
+@pytest.mark.tools("guard_by_hand")
 @pytest.mark.checks("ERA-3", "ERA-3/clear")
 @async_case
 async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, era: str) -> None:
@@ -587,6 +614,7 @@ async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, era: str) -> 
                    f"the error does not name the era: {brief(run.text)}")
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("ERA-5")
 @pytest.mark.revisions(HANDSHAKE)
 @pytest.mark.parametrize("declared", list(NO_FORM))
@@ -607,6 +635,7 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
     check("ERA-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("ERA-7", "ERA-7/clear", "ERA-7/http")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
@@ -642,6 +671,7 @@ def _forgeries(state: str) -> dict[str, str]:
     return {"flipped": flipped, "truncated": state[: len(state) // 2], "forged": "v1.AAAAAAAA", "empty": ""}
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("SEC-1")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", ["flipped", "truncated", "forged", "empty"])
@@ -668,6 +698,7 @@ async def test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run(
     check("SEC-1", runs == 0, f"the body ran {runs} time(s) on a {kind} request_state")
 
 
+@pytest.mark.tools("body_runs", "book_destination", "book_trip")
 @pytest.mark.checks("SEC-2")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -707,6 +738,7 @@ MALFORMED = {
 }
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("SEC-3")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("kind", list(MALFORMED))

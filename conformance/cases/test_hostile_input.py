@@ -44,15 +44,16 @@ from typing import Any
 
 import anyio.from_thread
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
 from elicit_conformance.checks import names
-from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, RpcError, Transcript, missing_tools
+from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, Transcript, missing_tools
+from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut
 from elicit_conformance.harness.case import Case, body_run_count
 from elicit_conformance.harness.driver import Run, Script, as_object, drive, input_requests, state_of
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import CheckFailed, TimedOut, brief, check, should
+from elicit_conformance.verdict import check, should
 
 PROFILES = {
     "ci": (settings(max_examples=450, derandomize=True, database=None, deadline=None,
@@ -239,6 +240,7 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
     tally.outcomes[verdict] = tally.outcomes.get(verdict, 0) + 1
 
 
+@pytest.mark.tools("body_runs", "book_trip", "book_reworded")
 @pytest.mark.checks("SEC-1", "SEC-3", "SEC-3/clear", "INFO/fuzz")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.transcript_varies("the attacks are generated, as many as the ELICIT_FUZZ profile asks")

@@ -12,6 +12,7 @@ from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.revisions import MODERN
 
 
+@pytest.mark.tools("book_confirmed")
 @pytest.mark.checks("INFO/keys", "INFO/state-bytes")
 @pytest.mark.revisions(MODERN)
 @async_case

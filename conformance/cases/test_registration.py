@@ -32,7 +32,9 @@ from elicit_conformance.registration import (
     SPELLINGS,
     is_refusal,
 )
-from elicit_conformance.verdict import NotTestable, brief, check, should
+from elicit_conformance.exceptions import NotTestable
+from elicit_conformance.quoting import brief
+from elicit_conformance.verdict import check, should
 
 
 def probe(target: Target, probe_id: str) -> Any:

@@ -21,10 +21,17 @@ SCENARIOS = load().scenarios
 
 def _cases() -> list[Any]:
     return [
-        pytest.param(case_id, era, marks=pytest.mark.checks(*scenario_checks(case_id, era)), id=f"{case_id}-{era}")
+        pytest.param(case_id, era, marks=(pytest.mark.checks(*scenario_checks(case_id, era)), _tools(case_id)),
+                     id=f"{case_id}-{era}")
         for case_id in SCENARIOS
         for era in ERAS
     ]
+
+
+def _tools(case_id: str) -> pytest.MarkDecorator:
+    """The scenario's tool, and `body_runs` where it counts the body's runs."""
+    scenario = SCENARIOS[case_id]
+    return pytest.mark.tools(scenario.tool, *(["body_runs"] if scenario.expect.body_runs is not None else []))
 
 
 @pytest.mark.parametrize(("case_id", "era"), _cases())

@@ -17,13 +17,15 @@ import pytest
 
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import check_outcome, check_rounds, rounds_said, scenario_checks
-from elicit_conformance.connection.wire import NO_FORM, RpcError
+from elicit_conformance.connection.wire import NO_FORM
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import (
     Episode, Script, TaskRun, as_object, drive_task, poll_task, read_requests,
 )
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
-from elicit_conformance.verdict import brief, check
+from elicit_conformance.verdict import check
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.
@@ -62,6 +64,7 @@ def _asks_inside_a_task(run: TaskRun, tool: str, what: str) -> None:
                     f"so there was no question inside a task for {what}")
 
 
+@pytest.mark.tools("book_trip")
 @pytest.mark.checks("TASK-1")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -90,7 +93,9 @@ def _task_checks(case_id: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "case_id", [pytest.param(sid, marks=pytest.mark.checks(*_task_checks(sid)), id=sid) for sid in TASKED]
+    "case_id", [pytest.param(sid, marks=(pytest.mark.checks(*_task_checks(sid)),
+                                         pytest.mark.tools(load().scenarios[sid].tool, "body_runs")), id=sid)
+                for sid in TASKED]
 )
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -119,6 +124,7 @@ async def test_task_2_scenario_tasked(case: Case, case_id: str, era: str) -> Non
               f"({'once, in the task' if expected else 'never'})")
 
 
+@pytest.mark.tools("book_trip")
 @pytest.mark.checks("TASK-3")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -164,6 +170,7 @@ async def test_task_3_partial_answers_keep_the_task_waiting(case: Case, era: str
           f"{scenario.expect.result!r}")
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("TASK-4")
 @pytest.mark.revisions(MODERN)
 @async_case
@@ -186,6 +193,7 @@ async def test_task_4_cancel_ends_a_waiting_task_without_its_body(case: Case, er
     check("TASK-4", runs == 0, f"the body of {scenario.tool} ran {runs} time(s) for a cancelled task")
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("TASK-5")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
@@ -211,6 +219,7 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
     check("TASK-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
 
 
+@pytest.mark.tools("book_trip")
 @pytest.mark.checks("TASK-6")
 @pytest.mark.revisions(HANDSHAKE)
 @async_case
@@ -241,6 +250,7 @@ def _credited(run: TaskRun) -> str:
     return f"the task ended with {brief(run.text)}"
 
 
+@pytest.mark.tools("body_runs", "book_destination")
 @pytest.mark.checks("TASK-7")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("attack", ["unknown-task", "foreign-keys", "malformed", "after-completion"])

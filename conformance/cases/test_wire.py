@@ -16,7 +16,8 @@ import pytest
 from elicit_conformance import wire_schema
 from elicit_conformance.catalog import load
 from elicit_conformance.checks import LISTING_VARIES
-from elicit_conformance.connection.wire import NO_FORM, RpcError, missing_tools
+from elicit_conformance.connection.wire import NO_FORM, missing_tools
+from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
@@ -28,6 +29,7 @@ SWEEP = ("BAT-3", "TYP-2", "TYP-6", "TYP-9", "OPT-3", "TYP-4")
 LISTINGS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 
 
+@pytest.mark.tools("book_destination", "book_trip", "book_preferences", "book_luggage", "book_choices")
 @pytest.mark.checks("WIR-1", "WIR-2")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case

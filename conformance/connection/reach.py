@@ -12,15 +12,12 @@ import shutil
 from typing import Any
 from urllib.parse import urlsplit
 
+from elicit_conformance.exceptions import RpcError, TimedOut, Unreachable
 from elicit_conformance.revisions import ERAS
-from elicit_conformance.verdict import TimedOut
 
 from .target import Target
-from .wire import RpcError, Transcript
+from .wire import Transcript
 
-
-class Unreachable(Exception):
-    """The target cannot be connected to; the message says what was tried."""
 
 
 async def list_tools(target: Target, timeout: float | None = None) -> frozenset[str]:

@@ -25,7 +25,7 @@ from typing import Any, Literal, NamedTuple
 from fastmcp.client.transports.base import ClientTransport
 from mcp.shared.inbound import MCP_METHOD_HEADER
 
-from elicit_conformance.verdict import NotTestable
+from elicit_conformance.exceptions import NotTestable, TargetError
 
 from .stdio import StdioServers
 from .wire import Peer, Transcript, connect, declared_modes
@@ -45,9 +45,6 @@ class HttpStatus(NamedTuple):
     def __str__(self) -> str:
         return f"HTTP {self.code} {self.reason}".strip()
 
-
-class TargetError(Exception):
-    """The target option does not name a usable server; the message says how to fix it."""
 
 
 @dataclass(frozen=True)

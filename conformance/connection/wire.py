@@ -21,8 +21,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from pydantic import ValidationError
 
+from elicit_conformance.exceptions import Broken, NotTestable, RpcError, TimedOut
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import Broken, NotTestable, TimedOut, brief
 
 from .stdio import Handshake, SharedStdioTransport
 
@@ -125,22 +126,6 @@ def _recording_session(transcript: Transcript, modes: tuple[str, ...], tasks: bo
 #: JSON-RPC "method not found": how a target says it offers no prompts, resources or templates.
 METHOD_NOT_FOUND = -32601
 
-
-@dataclass
-class RpcError(Exception):
-    """A JSON-RPC error response, kept raw."""
-
-    error: dict[str, Any]
-    #: The request it answered.
-    method: str = ""
-
-    def __str__(self) -> str:
-        return str(self.error.get("message"))
-
-    def said(self) -> str:
-        """The error as a clause: where a case expected a result, this is what came."""
-        return (f"the server answered {self.method or 'a request'} with the JSON-RPC error "
-                f"{self.error.get('code')} {brief(self.error.get('message'), 160)}")
 
 
 #: The requests a 2026-07-28 server may answer with an `InputRequiredResult`.

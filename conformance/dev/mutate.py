@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.verdict import brief
+from elicit_conformance.quoting import brief
 
 from .sites import ENGINE, PACKAGE, Site, all_sites, mutated_code, sample
 

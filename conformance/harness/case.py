@@ -17,10 +17,12 @@ import anyio
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.connection.reach import list_tools
 from elicit_conformance.connection.target import Target
-from elicit_conformance.connection.wire import TASKS, Peer, RpcError, Transcript, declared_modes, missing_tool
+from elicit_conformance.connection.wire import TASKS, Peer, Transcript, declared_modes, missing_tool
+from elicit_conformance.exceptions import Broken, NotOffered, RpcError
+from elicit_conformance.quoting import brief
 from elicit_conformance.reporting.normalize import normalize
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import Broken, NotOffered, brief, unwrapped
+from elicit_conformance.verdict import unwrapped
 
 from .driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
 
@@ -151,6 +153,12 @@ class Case:
         era, modes = self._client
         async with self.peer(era, elicitation=modes) as peer:
             return body_run_count(await peer.call_tool("body_runs", {"ref": ref}))
+
+    def tools_called(self) -> set[str]:
+        """Every tool the case called, read from its transcript (whichever way it called)."""
+        return {params["name"] for _, message in self.transcript.messages
+                if message.get("method") == "tools/call" and isinstance(params := message.get("params"), dict)
+                and isinstance(params.get("name"), str)}
 
     def normalized(self) -> list[dict[str, Any]]:
         """The transcript as its golden file and the report hold it."""

@@ -19,9 +19,10 @@ import mcp_types
 
 from elicit_conformance import verdict
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.connection.wire import Answerer, Peer, RpcError
+from elicit_conformance.connection.wire import Answerer, Peer
+from elicit_conformance.exceptions import RpcError, TimedOut
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
-from elicit_conformance.verdict import TimedOut, brief
 
 #: A modern call that has not finished after this many rounds never will.
 MAX_ROUNDS = 8

@@ -22,18 +22,19 @@ from typing import Any, TypeVar
 import pytest
 
 from elicit_conformance import verdict
+from elicit_conformance.exceptions import NotTestable, ShouldNotMet, UsageProblem
 from elicit_conformance.harness.case import Case
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
-from elicit_conformance.run.session import Ended, Planned, Session, UsageProblem
+from elicit_conformance.run.session import Ended, Planned, Session
 from elicit_conformance.run.settings import Settings
 from elicit_conformance.run.summary import summary
-from elicit_conformance.verdict import NotTestable, ShouldNotMet
 
 from . import terminal
 
 ENV_VAR = "ELICIT_SERVER"
 NAME = "elicit-conformance-run"
 CASE = pytest.StashKey[Case]()
+LEDGER = pytest.StashKey[verdict.Ledger]()
 #: The attribute carrying a case's verdict on its test report, to the xdist controller.
 VERDICT = "elicit_conformance_verdict"
 #: The key of a worker's run-level findings in its xdist `workeroutput`.
@@ -42,6 +43,7 @@ MARKERS = (
     "checks(*ids): requirement-table rows the case checks",
     "revisions(*revisions): the only revisions the case applies to",
     "transcript_varies(why): the case's transcript has no golden file",
+    "tools(*names): the catalog tools the case calls (the contract lists them)",
 )
 T = TypeVar("T")
 
@@ -137,7 +139,8 @@ class ConformanceRun:
         if call.when == "call":
             item.user_properties += self.session.called(item.nodeid, item.stash.get(CASE, None))
         report: pytest.TestReport = yield
-        terminal.dress(report, *self.session.ended(_ended(item, call, report), item.stash.get(CASE, None)))
+        ended = self.session.ended(_ended(item, call, report), item.stash.get(CASE, None), item.stash.get(LEDGER, None))
+        terminal.dress(report, *ended)
         if hasattr(item.config, "workerinput") and (data := self.session.verdict_of(item.nodeid)) is not None:
             setattr(report, VERDICT, data)
         return report
@@ -190,7 +193,8 @@ def _planned(item: pytest.Item) -> Planned:
     callspec = getattr(item, "callspec", None)
     return Planned(item.nodeid, item.name, Path(item.path), tuple(ids),
                    callspec.params.get("era") if callspec else None,
-                   keeps_golden=item.get_closest_marker("transcript_varies") is None)
+                   keeps_golden=item.get_closest_marker("transcript_varies") is None,
+                   tools=tuple(tool for marker in item.iter_markers("tools") for tool in marker.args))
 
 
 def _mark(item: pytest.Item, session: Session) -> None:

@@ -22,14 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from elicit_conformance.exceptions import BaselineError
 
 _ROW = re.compile(r"^(?P<id>[A-Z]+-\d+(?:/[\w-]+)?|INFO/[\w-]+)(?:\[(?P<revision>[\d-]+)\])?$")
 _TEST = re.compile(r"^test_\w*(?:\[[^\]]+\])?$")
 _LINE = re.compile(r"^(?P<key>\S+?)\s*:\s*(?P<reason>.+)$")
 
-
-class BaselineError(Exception):
-    """The baseline file cannot be read; the message gives the file and line."""
 
 
 @dataclass(frozen=True)

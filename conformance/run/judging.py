@@ -8,10 +8,10 @@ import traceback
 from pathlib import Path
 
 from elicit_conformance import verdict
-from elicit_conformance.connection.wire import RpcError
+from elicit_conformance.exceptions import Broken, CheckFailed, NotTestable, RpcError, ShouldNotMet, TimedOut
+from elicit_conformance.quoting import brief
 from elicit_conformance.reporting.report import Outcome
 from elicit_conformance.status import Status
-from elicit_conformance.verdict import Broken, CheckFailed, NotTestable, ShouldNotMet, TimedOut
 
 
 def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | None]:
@@ -31,7 +31,7 @@ def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | N
         return Status.FAIL, None
     return Status.FAIL, (
         f"internal error of elicit-conformance, not a verdict on the server: {type(error).__name__} "
-        f"({verdict.brief(str(error), 160)}) at {_suite_frame(error)}. Please report it with this case's transcript."
+        f"({brief(str(error), 160)}) at {_suite_frame(error)}. Please report it with this case's transcript."
     )
 
 

@@ -21,16 +21,25 @@ import anyio
 
 from elicit_conformance import unimplemented, verdict
 from elicit_conformance.catalog import load
-from elicit_conformance.connection.reach import Unreachable, list_tools
-from elicit_conformance.connection.target import Target, TargetError
+from elicit_conformance.connection.reach import list_tools
+from elicit_conformance.connection.target import Target
+from elicit_conformance.exceptions import (
+    BaselineError,
+    DeclarationError,
+    NotOffered,
+    NotTestable,
+    TableError,
+    TargetError,
+    Unreachable,
+    UsageProblem,
+)
 from elicit_conformance.harness.case import Case
 from elicit_conformance.reporting import baseline as baseline_module
 from elicit_conformance.reporting.report import Outcome, Report
-from elicit_conformance.status import Status
 from elicit_conformance.reporting.snapshot import Golden, render
-from elicit_conformance.requirements import Table, TableError
+from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ALL, ERAS
-from elicit_conformance.verdict import NotOffered, NotTestable
+from elicit_conformance.status import Status
 
 from .judging import judged, row_results
 from .settings import Settings, golden_of, target_of
@@ -40,10 +49,6 @@ CASES = Path(__file__).parent.parent / "cases"
 #: What a case that ended as one of these statuses shows as: its letter and word.
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
-
-class UsageProblem(Exception):
-    """The run cannot go on as asked (a bad target, table, baseline or declaration; a
-    case claiming a row the table lacks; a target that does not answer)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Planned:
     revision: str | None
     #: It keeps a golden transcript (it is not marked `transcript_varies`).
     keeps_golden: bool = True
+    #: The catalog tools it declares it calls (`@pytest.mark.tools`): the contract's list.
+    tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,10 +109,11 @@ class Session:
     #: Cases the baseline expects to fail, with the reasons its entries give.
     baselined: dict[str, list[str]] = field(init=False, default_factory=dict)
     _cases: Iterator[int] = field(default_factory=itertools.count, init=False, repr=False)
-    #: Per running case: its ledger, how far each stdio log was, why it is not implemented.
-    _ledgers: dict[str, verdict.Ledger] = field(init=False, default_factory=dict, repr=False)
+    #: Per running case: how far each stdio log was, why it is not implemented.
     _marks: dict[str, dict[Path, int]] = field(init=False, default_factory=dict, repr=False)
     _declared: dict[str, str] = field(init=False, default_factory=dict, repr=False)
+    #: Per planned case: the tools it declares.
+    _tools: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.report = Report(self.target.spec, self.revisions)
@@ -119,7 +127,7 @@ class Session:
             table = Table.load(settings.requirements)
             entries = baseline_module.read(settings.baseline, set(table.rows), ERAS) if settings.baseline else []
             declared = unimplemented.read(settings.not_implemented, set(load().tools)) if settings.not_implemented else {}
-        except (TargetError, TableError, baseline_module.BaselineError, unimplemented.DeclarationError) as error:
+        except (TargetError, TableError, BaselineError, DeclarationError) as error:
             raise UsageProblem(str(error)) from None
         if target.servers is not None:
             target.servers.startup = settings.startup
@@ -183,6 +191,7 @@ class Session:
             self.report.outcomes[case.nodeid] = Outcome(
                 case.nodeid, case.name, list(case.checks), case.revision, self.table.level(case.checks),
                 sources={row: self.table.source_of(row) for row in case.checks})
+            self._tools[case.nodeid] = case.tools
             if entries:
                 self.baselined[case.nodeid] = [f"baseline {entry.label}: {entry.reason}" for entry in entries]
         if whole:
@@ -232,11 +241,9 @@ class Session:
     # -- running -------------------------------------------------------------------
 
     def started(self, nodeid: str) -> None:
-        """A planned case starts: its ledger opens and each stdio log's place is marked."""
-        if nodeid in self.report.outcomes:
-            self._ledgers[nodeid] = verdict.begin(self.table)
-            if self.target.servers is not None:
-                self._marks[nodeid] = self.target.servers.log_marks()
+        """A planned case starts: each stdio log's place is marked."""
+        if nodeid in self.report.outcomes and self.target.servers is not None:
+            self._marks[nodeid] = self.target.servers.log_marks()
 
     def declared_missing(self, nodeid: str, error: NotTestable) -> str | None:
         """Why a case that lacks only tools the target declares not implemented, or an
@@ -270,9 +277,10 @@ class Session:
         outcome.facts.update(case.facts)
         return [(key, str(value)) for key, value in case.facts.items()]
 
-    def ended(self, phase: Ended, case: Case | None) -> tuple[str | None, str]:
-        """Grade one phase of a case: its sentence (where it failed with one) and the
-        stdio server's stderr while it ran (where it failed)."""
+    def ended(self, phase: Ended, case: Case | None, ledger: verdict.Ledger | None) -> tuple[str | None, str]:
+        """Grade one phase of a case from what it raised and what its ledger recorded:
+        its sentence (where it failed with one) and the stdio server's stderr while it
+        ran (where it failed)."""
         outcome = self.report.outcomes.get(phase.nodeid)
         if outcome is None:
             return None, ""
@@ -299,22 +307,28 @@ class Session:
         elif phase.when == "call" and outcome.status == Status.NOT_RUN:
             outcome.status = Status.PASS
         if phase.when == "call" or phase.result != "passed":
-            self._rows(outcome, phase)
+            self._rows(outcome, phase, ledger)
         if phase.when == "teardown":
             self._kept(outcome, case)
-            self._ledgers.pop(phase.nodeid, None)
+            self._declared_tools(phase.nodeid, case)
             self._marks.pop(phase.nodeid, None)
-            verdict.end()
         return sentence, quoted
 
-    def _rows(self, outcome: Outcome, phase: Ended) -> None:
-        ledger = self._ledgers.get(phase.nodeid)
+    def _rows(self, outcome: Outcome, phase: Ended, ledger: verdict.Ledger | None) -> None:
         outcome.rows = row_results(outcome, ledger, phase.error)
         if ledger and (unclaimed := sorted(set(ledger.rows) - set(outcome.checks))):
             problem = (f"{phase.nodeid} checks {', '.join(unclaimed)} without claiming it: "
                        "add it to the case's @pytest.mark.checks")
             if problem not in self.report.problems:
                 self.report.problems.append(problem)
+
+    def _declared_tools(self, nodeid: str, case: Case | None) -> None:
+        """A case that calls a catalog tool it does not declare fails the run: the contract
+        (docs/contract.md) lists each case's tools from its declaration."""
+        undeclared = sorted((case.tools_called() if case else set()) & set(load().tools) - set(self._tools[nodeid]))
+        if undeclared:
+            self.report.problems.append(f"{nodeid} calls {', '.join(undeclared)} without declaring it: add it "
+                                        "to the case's @pytest.mark.tools")
 
     def _kept(self, outcome: Outcome, case: Case | None) -> None:
         """The case's transcript, written to the report and compared with its golden file."""

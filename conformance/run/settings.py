@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from elicit_conformance.connection.target import DEFAULT_SPEC, Target, TargetError, command_target, load_target
+from elicit_conformance.connection.target import DEFAULT_SPEC, Target, command_target, load_target
+from elicit_conformance.exceptions import TargetError
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reporting.snapshot import Golden
 
