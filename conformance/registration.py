@@ -111,7 +111,7 @@ INTERNAL_ERRORS = (LookupError, AttributeError, AssertionError, RecursionError, 
 
 def is_refusal(error: BaseException, probe_id: str) -> bool:
     """Whether `error` is a deliberate registration error: not internal, and naming what is at fault."""
-    from elicit_conformance.checks import names
+    from elicit_conformance.grading.checks import names
 
     message = str(error)
     return (

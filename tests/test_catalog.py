@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.contract import data, render
+from elicit_conformance.contract.page import data, render
 from elicit_conformance.requirements import Table
 
 CATALOG = load()
@@ -110,7 +110,7 @@ def test_everything_a_case_compares_is_in_the_contract() -> None:
     """A server written from docs/contract.md alone can know every value a case
     compares its answers with: each literal is in the contract's text."""
     root = Path(__file__).resolve().parents[1] / "conformance"
-    sources = [*sorted((root / "cases").glob("test_*.py")), root / "checks.py"]
+    sources = [*sorted((root / "cases").glob("test_*.py")), root / "grading" / "checks.py"]
     compared = {s for path in sources for s in _compared(ast.parse(path.read_text()))}
     assert len(compared) > 30, "too few compared literals found: the scan is broken"
     contract = " ".join(render().split())  # a script's lines wrap where a literal may

@@ -27,7 +27,7 @@ import anyio
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.grading.checks import check_outcome, check_rounds
 from elicit_conformance.connection.target import load_target
 from elicit_conformance.connection.wire import Peer, Transcript
 from elicit_conformance.dev.local_server import LocalServer

@@ -7,7 +7,7 @@ import pytest
 
 from elicit_conformance import verdict
 from elicit_conformance.catalog import load
-from elicit_conformance.checks import check_outcome, check_rounds
+from elicit_conformance.grading.checks import check_outcome, check_rounds
 from elicit_conformance.exceptions import CheckFailed, ShouldNotMet
 from elicit_conformance.harness.driver import Asked, Run
 from elicit_conformance.quoting import brief

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from elicit_conformance.checks import titled
-from elicit_conformance.wire_schema import FORMS, form_problem, problems, result_type_problem
+from elicit_conformance.grading.checks import titled
+from elicit_conformance.grading.wire_schema import FORMS, form_problem, problems, result_type_problem
 
 MODERN, HANDSHAKE = "2026-07-28", "2025-11-25"
 ASK = {"method": "elicitation/create", "params": {"message": "Where to?", "requestedSchema": {

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from elicit_conformance.catalog import Reply, load
-from elicit_conformance.checks import LISTING_VARIES, listing, rounds_said, schema_gaps, titled
+from elicit_conformance.grading.checks import LISTING_VARIES, listing, rounds_said, schema_gaps, titled
 from elicit_conformance.connection.wire import NO_FORM, missing_tools
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case

@@ -46,7 +46,7 @@ import anyio.from_thread
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
-from elicit_conformance.checks import names
+from elicit_conformance.grading.checks import names
 from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, Transcript, missing_tools
 from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut
 from elicit_conformance.harness.case import Case, body_run_count

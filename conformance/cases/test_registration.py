@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import Prompt, Reply, load
-from elicit_conformance.checks import listing, names
+from elicit_conformance.grading.checks import listing, names
 from elicit_conformance.connection.target import Target
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Run, Script, drive, result_text

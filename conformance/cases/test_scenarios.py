@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.checks import check_outcome, check_rounds, check_schemas, scenario_checks
+from elicit_conformance.grading.checks import check_outcome, check_rounds, check_schemas, scenario_checks
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.revisions import ERAS
 from elicit_conformance.verdict import check

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.checks import check_outcome, check_rounds, rounds_said, scenario_checks
+from elicit_conformance.grading.checks import check_outcome, check_rounds, rounds_said, scenario_checks
 from elicit_conformance.connection.wire import NO_FORM
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case

@@ -3,7 +3,7 @@
 The scenarios below are swept on each revision for the kinds of message they
 make the server send (listings, rounds of every answer type and choice form,
 results, error results, JSON-RPC errors, a -32021 refusal); each is judged by
-`mcp_types` (see `elicit_conformance.wire_schema`), not by their outcome, which
+`mcp_types` (see `elicit_conformance.grading.wire_schema`), not by their outcome, which
 their own cases judge.
 """
 
@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from elicit_conformance import wire_schema
+from elicit_conformance.grading import wire_schema
 from elicit_conformance.catalog import load
-from elicit_conformance.checks import LISTING_VARIES
+from elicit_conformance.grading.checks import LISTING_VARIES
 from elicit_conformance.connection.wire import NO_FORM, missing_tools
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case

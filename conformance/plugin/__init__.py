@@ -21,7 +21,7 @@ __all__ = ["pytest_addoption", "pytest_configure"]
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("conformance_contract") is not None:
-        from elicit_conformance.contract import write_contract
+        from elicit_conformance.contract.page import write_contract
 
         write_contract(config.getoption("conformance_contract"))
         pytest.exit("contract written", returncode=pytest.ExitCode.OK)

@@ -1,7 +1,7 @@
 """What each case needs of a target, as the case declares it: its script (the
 docstring), the rows it checks (`@pytest.mark.checks`), the revisions it runs on
 (`revisions`) and the catalog tools it calls or lists (`tools`). The contract page
-(`contract.py`) is rendered from this; a run fails a case that calls a tool it does not
+(`page.py`) is rendered from this; a run fails a case that calls a tool it does not
 declare, so the page cannot leave one out.
 """
 
@@ -19,7 +19,7 @@ from _pytest.mark.structures import Mark, ParameterSet
 from elicit_conformance.catalog import load
 
 #: The case modules.
-CASES = Path(__file__).parent / "cases"
+CASES = Path(__file__).parent.parent / "cases"
 
 
 @dataclass(frozen=True)

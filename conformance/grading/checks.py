@@ -18,7 +18,7 @@ from elicit_conformance.harness.driver import Asked, Run, as_object, unknown_mes
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
-from elicit_conformance.wire_schema import form_problem
+from .wire_schema import form_problem
 
 
 def scenario_checks(case_id: str, era: str) -> list[str]:

@@ -15,10 +15,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.case_needs import cases, tools_used
 from elicit_conformance.catalog import Prompt, load
 from elicit_conformance.reporting.report import cited
 from elicit_conformance.requirements import Table
+
+from .needs import cases, tools_used
 
 #: The rules every case applies: (title, text). The Markdown page and the JSON
 #: form both say them; a case that compares anything not under a tool below
@@ -171,28 +172,29 @@ def render() -> str:
                     f"| {'never asked' if schema is None else '`' + json.dumps(schema) + '`'} | {said} |"
                 )
         out.append("")
-    out += ["## Prompts", "",
-            "Only for a server whose framework accepts `Elicit` on a prompt (ERA-6). Rendered with "
-            "`prompts/get` on both revisions, the prompt asks the question (the suite answers `Ada`) "
-            "or takes the default; the declared parameter is not one of its arguments. A framework "
-            "that refuses the marker at registration leaves the prompt out.", ""]
-    for name, prompt in catalog.prompts.items():
-        arguments = ", ".join(f"`{a}`: {t}" for a, t in prompt.arguments.items())
-        out += [f"### `{name}`", "", f"- Arguments: {arguments}", f"- Renders: `{prompt.returns}`",
-                f"- Defaults: `{json.dumps(dict(prompt.defaults))}`", "", *_question_table(prompt)]
-    out += ["## Resource templates", "",
-            "The same for a resource template (ERA-6), where the framework accepts `Elicit` on one: "
-            "listed by `resources/templates/list` with exactly this URI template (the declared "
-            "parameter is not one of its variables), and read with `resources/read` at the URI "
-            "below on both revisions, it asks the question (the suite gives the answer below) "
-            "or takes the default. A framework that refuses the marker at "
-            "registration leaves the template out.", ""]
-    for name, template in catalog.resources.items():
-        arguments = ", ".join(f"`{a}`: {t}" for a, t in template.arguments.items())
-        out += [f"### `{name}`", "", f"- URI template: `{template.uri}`", f"- Variables: {arguments}",
-                f"- Reads (text): `{template.returns}`", f"- Defaults: `{json.dumps(dict(template.defaults))}`",
-                f"- Read by the suite at: `{template.read_uri}`, answering `{json.dumps(dict(template.answer))}` if asked", "",
-                *_question_table(template)]
+    out += _asking_entries(
+        "Prompts",
+        "Only for a server whose framework accepts `Elicit` on a prompt (ERA-6). Rendered with "
+        "`prompts/get` on both revisions, the prompt asks the question (the suite answers `Ada`) "
+        "or takes the default; the declared parameter is not one of its arguments. A framework "
+        "that refuses the marker at registration leaves the prompt out.",
+        {name: (prompt, [f"- Arguments: {_arguments(prompt)}", f"- Renders: `{prompt.returns}`",
+                         f"- Defaults: `{json.dumps(dict(prompt.defaults))}`"])
+         for name, prompt in catalog.prompts.items()})
+    out += _asking_entries(
+        "Resource templates",
+        "The same for a resource template (ERA-6), where the framework accepts `Elicit` on one: "
+        "listed by `resources/templates/list` with exactly this URI template (the declared "
+        "parameter is not one of its variables), and read with `resources/read` at the URI "
+        "below on both revisions, it asks the question (the suite gives the answer below) "
+        "or takes the default. A framework that refuses the marker at "
+        "registration leaves the template out.",
+        {name: (template, [f"- URI template: `{template.uri}`", f"- Variables: {_arguments(template)}",
+                           f"- Reads (text): `{template.returns}`",
+                           f"- Defaults: `{json.dumps(dict(template.defaults))}`",
+                           f"- Read by the suite at: `{template.read_uri}`, answering "
+                           f"`{json.dumps(dict(template.answer))}` if asked"])
+         for name, template in catalog.resources.items()})
     out += ["## Scripted scenarios", "",
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",
@@ -282,6 +284,19 @@ def data() -> dict[str, Any]:
     }
 
 
+def _asking_entries(title: str, intro: str, entries: dict[str, tuple[Prompt, list[str]]]) -> list[str]:
+    """A section of entries that ask (prompts, resource templates): each its facts, then
+    its questions."""
+    out = [f"## {title}", "", intro, ""]
+    for name, (entry, facts) in entries.items():
+        out += [f"### `{name}`", "", *facts, "", *_question_table(entry)]
+    return out
+
+
+def _arguments(entry: Prompt) -> str:
+    return ", ".join(f"`{a}`: {t}" for a, t in entry.arguments.items())
+
+
 def _question_table(declared: Prompt) -> list[str]:
     """The questions of a prompt or resource template, as a Markdown table."""
     return ["| Parameter | Message template | Optional |", "|---|---|---|",
@@ -296,12 +311,3 @@ def write_contract(destination: str) -> None:
     else:
         Path(destination).write_text(text)
 
-
-if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m elicit_conformance.contract",
-                                     description="Write the contract a target implements.")
-    parser.add_argument("destination", nargs="?", default="-",
-                        help="a .md file, a .json file for the same as data, or - for standard output (default)")
-    write_contract(parser.parse_args().destination)
