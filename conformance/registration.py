@@ -57,7 +57,7 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   `@server.prompt("greet", ...)`), and a resource template `weather` asking `units`:
   each either registers (works) or raises a deliberate registration error (REG/refusal).
 
-See `reference/registration_probes.py` for the reference's adapter.
+See `reference/app/registration_probes.py` for the reference's adapter.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ on both revisions it knows.
 Every scenario must pass except those fixtures/official/expected-failures.yml lists,
 each with its reason; the official suite itself fails the run on an unexpected
 failure and on a listed scenario that now passes. The reference's fixtures for the
-official scenarios are reference/official.py.
+official scenarios are reference/app/official.py.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from fastmcp.server.middleware.middleware import Middleware
 from fastmcp.tools.base import InputRequiredToolResult
 
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit, RegistrationError
-from elicit_conformance.reference.app import airport_unless_obvious, confirm, which_airport
+from elicit_conformance.reference.app.tools import airport_unless_obvious, confirm, which_airport
 from elicit_conformance.reference.questions import read_questions
-from elicit_conformance.reference.registration_probes import PROBES
+from elicit_conformance.reference.app.registration_probes import PROBES
 from elicit_conformance.reference.rounds import (
     STATE_VERSION,
     Ask,
@@ -308,7 +308,7 @@ async def test_res_3_resolver_value_on_a_later_round_beats_the_echoed_answer() -
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_res_4_explicit_response_type_sets_the_schema(mode: str) -> None:
-    from elicit_conformance.reference.app import Airport, pick_airport
+    from elicit_conformance.reference.app.tools import Airport, pick_airport
 
     mcp, _ = server()
     schemas: list[dict[str, Any]] = []
@@ -328,7 +328,7 @@ async def test_res_4_explicit_response_type_sets_the_schema(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_res_5_resolver_resolves_its_own_depends(mode: str) -> None:
-    from elicit_conformance.reference.app import styled_seat
+    from elicit_conformance.reference.app.tools import styled_seat
 
     mcp, _ = server()
     asked: list[str] = []
@@ -374,12 +374,12 @@ async def test_res_6_async_resolvers_work_and_sync_ones_leave_the_event_loop(mod
     ids=["RES-7", "RES-8"],
 )
 async def test_res_7_res_8_broken_resolvers_fail_clearly(mode: str, resolver: str, error: str) -> None:
-    import elicit_conformance.reference.app
+    import elicit_conformance.reference.app.tools
 
     mcp, _ = server()
 
     @mcp.tool
-    def book(airport: Annotated[str, Elicit(getattr(elicit_conformance.reference.app, resolver))]) -> str:
+    def book(airport: Annotated[str, Elicit(getattr(elicit_conformance.reference.app.tools, resolver))]) -> str:
         return airport
 
     with pytest.raises(ToolError, match=error):

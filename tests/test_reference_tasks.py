@@ -49,7 +49,7 @@ def _required_mode_app(inside: bool) -> tuple[DeclarativeFastMCP, list[tuple[str
 @pytest.mark.parametrize("inside", [False, True], ids=["asks-then-task", "task-then-asks"])
 def test_a_required_mode_task_tool_asks_in_its_flow(inside: bool) -> None:
     if not TASKS_SERVED:
-        from elicit_conformance.reference import app as reference
+        from elicit_conformance.reference.app import tools as reference
 
         assert reference.TASK is False, "without fastmcp-tasks the reference must run its tools in the foreground"
         return

@@ -11,7 +11,7 @@ from tests.suite import run
 
 ADAPTER = '''
 from elicit_conformance.reference.app import app
-from elicit_conformance.reference.registration_probes import PROBES
+from elicit_conformance.reference.app.registration_probes import PROBES
 
 
 def _raise(error):

@@ -16,7 +16,7 @@ NEW = 'Elicit("Which cabin class do you want?", response_type={'
 
 
 def test_a_question_reworded_in_the_reference_alone(tmp_path: Path) -> None:
-    source = (ROOT / "reference" / "app.py").read_text()
+    source = (ROOT / "reference" / "app" / "tools.py").read_text()
     assert source.count(OLD) == 1, "the reference no longer asks book_cabin_extras' cabin so: update this test"
     (tmp_path / "reworded.py").write_text(source.replace(OLD, NEW))
     golden = tmp_path / "golden"

@@ -34,7 +34,7 @@ from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import body_run_count
 from elicit_conformance.harness.driver import OnRound, Run, Script, TaskRun, drive, drive_task
-from elicit_conformance.reference.records import ENV_VAR as RECORDS, SEAL_VAR
+from elicit_conformance.reference.app.records import ENV_VAR as RECORDS, SEAL_VAR
 from elicit_conformance.revisions import MODERN
 from tests.services import HAProxy, RedisServer
 from tests.suite import BRIEF, TASKS_SERVED, golden_all_same, run

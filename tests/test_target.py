@@ -14,7 +14,7 @@ from elicit_conformance.exceptions import TargetError
         ("elicit_conformance.reference.app", "neither module:attribute"),
         ("no_such_module_xyz:app", "could not be imported"),
         ("elicit_conformance.reference.app:missing", "has no attribute 'missing'"),
-        ("elicit_conformance.reference.app:Airport", "not an MCP server"),
+        ("elicit_conformance.reference.app.tools:Airport", "not an MCP server"),
         ("elicit_conformance.cases.test_scenarios:SCENARIOS", "not an MCP server"),
         ("htp://127.0.0.1:8000/mcp", "looks like a URL, but the suite speaks streamable HTTP only"),
     ],

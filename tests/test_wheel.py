@@ -144,7 +144,7 @@ def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"elicit_conformance"}, tops
     for needed in ("elicit_conformance/requirements.toml", "elicit_conformance/fixtures/scenarios.json",
-                   "elicit_conformance/cases/conftest.py", "elicit_conformance/reference/app.py"):
+                   "elicit_conformance/cases/conftest.py", "elicit_conformance/reference/app/tools.py"):
         assert needed in names, needed
     assert any(n.startswith("elicit_conformance/snapshots/test_scenarios/") for n in names)
     assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"

@@ -23,10 +23,11 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
-from elicit_conformance.reference.records import from_environment, seal_from_environment
-from elicit_conformance.reference.official import register as register_official
-from elicit_conformance.reference.official import register_tasks as register_official_tasks
-from elicit_conformance.reference.space import register as register_space
+
+from .official import register as register_official
+from .official import register_tasks as register_official_tasks
+from .records import from_environment, seal_from_environment
+from .space import register as register_space
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
 
@@ -571,6 +572,6 @@ if TASK:
 
 def registration() -> dict[str, Any]:
     """The REG adapter: see `elicit_conformance.registration` for the contract."""
-    from elicit_conformance.reference.registration_probes import PROBES
+    from .registration_probes import PROBES
 
     return PROBES
