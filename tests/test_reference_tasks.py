@@ -15,6 +15,7 @@ import pytest
 from fastmcp.client.transports.memory import FastMCPTransport
 from fastmcp.utilities.tasks import TaskConfig
 
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.driver import Script, drive_task
@@ -57,10 +58,10 @@ def test_a_required_mode_task_tool_asks_in_its_flow(inside: bool) -> None:
     answers = {"destination": {"accept": "Paris"}, "airport": {"accept": "ORY"}}
 
     async def book() -> tuple[Any, Any]:
-        async with connect(FastMCPTransport(app), MODERN, Transcript(), tasks=True) as opted:
+        async with connect(FastMCPTransport(app), Client(MODERN, tasks=True), Transcript()) as opted:
             run = await drive_task(opted, "book_airport", {}, Script("book_airport", {}, answers),
                                    deadline=anyio.current_time() + 30)
-        async with connect(FastMCPTransport(app), MODERN, Transcript()) as plain:
+        async with connect(FastMCPTransport(app), Client(MODERN), Transcript()) as plain:
             try:
                 foreground: Any = await plain.call_tool("book_airport", {})
             except RpcError as error:

@@ -29,6 +29,7 @@ import pytest
 from elicit_conformance.catalog import load
 from elicit_conformance.grading.checks import check_outcome, check_rounds
 from elicit_conformance.connection.target import load_target
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Peer, Transcript
 from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.exceptions import RpcError
@@ -103,8 +104,8 @@ class Alternating:
 async def _alternate(urls: list[str], case_id: str, run_id: str) -> Run:
     scenario = SCENARIOS[case_id].for_run(run_id)
     script = Script(scenario.tool, scenario.arguments, scenario.answers)
-    async with load_target(urls[0], "test").connect(MODERN, Transcript()) as first, \
-            load_target(urls[1], "test").connect(MODERN, Transcript()) as second:
+    async with load_target(urls[0], "test").connect(Client(MODERN), Transcript()) as first, \
+            load_target(urls[1], "test").connect(Client(MODERN), Transcript()) as second:
         return await drive(Alternating([first, second]), scenario.tool, scenario.arguments, script)
 
 
@@ -166,7 +167,7 @@ def test_sec_4_task_legs_spread_over_processes_sharing_redis(request: pytest.Fix
 async def _tasked(url: str, case_id: str, run_id: str) -> TaskRun:
     scenario = SCENARIOS[case_id].for_run(run_id)
     script = Script(scenario.tool, scenario.arguments, scenario.answers)
-    async with load_target(url, "test").connect(MODERN, Transcript(), tasks=True) as peer:
+    async with load_target(url, "test").connect(Client(MODERN, tasks=True), Transcript()) as peer:
         return await drive_task(peer, scenario.tool, scenario.arguments, script,
                                 deadline=anyio.current_time() + TASK_DEADLINE)
 
@@ -176,8 +177,8 @@ def test_sec_4_on_memory_task_stores_another_process_does_not_know_the_task(tmp_
     servers = _servers(tmp_path, (key, key), "memory://")
 
     async def create_then_poll_elsewhere(urls: list[str]) -> tuple[dict[str, Any], Any]:
-        async with load_target(urls[0], "test").connect(MODERN, Transcript(), tasks=True) as first, \
-                load_target(urls[1], "test").connect(MODERN, Transcript(), tasks=True) as second:
+        async with load_target(urls[0], "test").connect(Client(MODERN, tasks=True), Transcript()) as first, \
+                load_target(urls[1], "test").connect(Client(MODERN, tasks=True), Transcript()) as second:
             # A task with no questions: made at once (a tool that asks makes it after its rounds).
             created = await first.call_tool("slow_compute", {"seconds": 0})
             if created.get("resultType") != "task":
@@ -216,7 +217,7 @@ def test_sec_4_the_whole_suite_through_haproxy(shared_key: list[str], tmp_path: 
 
 async def _book(url: str, number: int, ref: str, wait: OnRound) -> tuple[int, Run, dict[str, Any]]:
     answers = {"destination": {"accept": f"City-{number}"}, "airport": {"accept": f"A{number:02d}"}}
-    async with load_target(url, "test").connect(MODERN, Transcript()) as peer:
+    async with load_target(url, "test").connect(Client(MODERN), Transcript()) as peer:
         script = Script("book_reworded", {}, answers)
         result = await drive(peer, "book_reworded", {"ref": ref}, script, on_round=wait)
         runs = await peer.call_tool("body_runs", {"ref": ref})

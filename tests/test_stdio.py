@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 
 from elicit_conformance.connection.stdio import StdioServers
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
 from elicit_conformance.exceptions import TimedOut
 from elicit_conformance.harness.case import body_run_count
@@ -133,14 +134,14 @@ if __name__ == "__main__":
 
 
 async def _pid(servers: StdioServers) -> int:
-    async with connect(servers.transport(MODERN, ()), MODERN, Transcript(), elicitation=False, timeout=30) as peer:
+    async with connect(servers.transport(Client(MODERN, ())), Client(MODERN, ()), Transcript(), timeout=30) as peer:
         return body_run_count(await peer.call_tool("pid", {}))
 
 
 async def _fails(servers: StdioServers, tool: str) -> type[BaseException]:
     """How a call of `tool` ended: the exception inside the transport's task groups."""
     try:
-        async with connect(servers.transport(MODERN, ()), MODERN, Transcript(), elicitation=False, timeout=2) as peer:
+        async with connect(servers.transport(Client(MODERN, ())), Client(MODERN, ()), Transcript(), timeout=2) as peer:
             await peer.call_tool(tool, {})
     except BaseException as error:  # noqa: BLE001 - whatever ends the call is the point
         while isinstance(error, BaseExceptionGroup):

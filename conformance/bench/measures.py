@@ -21,6 +21,7 @@ import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
 from elicit_conformance.catalog import Scenario, load
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
 from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.harness.driver import Run, Script, drive, drive_task
@@ -47,7 +48,7 @@ def servers() -> dict[str, Any]:
 
 def _connect(server: Any) -> Any:
     # The client declares elicitation, as one that answers InputRequiredResults does.
-    return connect(FastMCPTransport(server), MODERN, Transcript())
+    return connect(FastMCPTransport(server), Client(MODERN), Transcript())
 
 
 async def rounds(server: Any, scenario: Scenario) -> int | None:
@@ -162,7 +163,7 @@ async def tasked_against_foreground(server: Any, case_id: str, calls: int) -> Ta
     script = Script(scenario.tool, scenario.arguments, scenario.answers)
     foreground, tasked, waiting, polls = [], [], [], []
     async with _connect(server) as plain, \
-            connect(FastMCPTransport(server), MODERN, Transcript(), tasks=True) as opted:
+            connect(FastMCPTransport(server), Client(MODERN, tasks=True), Transcript()) as opted:
         for _ in range(calls):
             started = time.perf_counter()
             await drive(plain, scenario.tool, dict(scenario.arguments), script)

@@ -47,6 +47,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
 from elicit_conformance.grading.checks import names
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, Transcript, missing_tools
 from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut
 from elicit_conformance.harness.case import Case, body_run_count
@@ -259,7 +260,7 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
         # One connection for every example, declaring elicitation, as a client
         # answering InputRequiredResults does.
         with portal.wrap_async_context_manager(
-            case.target.connect(era, Transcript(), tools=tools, timeout=case.timeout)
+            case.target.connect(Client(era), Transcript(), tools=tools, timeout=case.timeout)
         ) as peer:
             foreign = portal.call(_foreign_states, peer, f"{case.run_id}-fuzz")
 

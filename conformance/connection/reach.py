@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from elicit_conformance.exceptions import RpcError, TimedOut, Unreachable
 from elicit_conformance.revisions import ERAS
 
+from .client import Client
 from .target import Target
 from .wire import Transcript
 
@@ -40,7 +41,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
     for era in ERAS:
         target.http_statuses.clear()
         try:
-            async with target.connect(era, Transcript(), elicitation=False, timeout=timeout) as peer:
+            async with target.connect(Client.of(era, elicitation=False), Transcript(), timeout=timeout) as peer:
                 found = await _tool_names(peer)
                 names = found if names is None else names
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message

@@ -51,13 +51,12 @@ from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 from typing_extensions import Unpack
 
+from .client import Client
+
 #: Request ids per connection: connection n numbers its requests n*BLOCK+1, n*BLOCK+2, ...
 BLOCK = 1_000_000
 #: Seconds a process is given to exit once its stdin closes, then once terminated.
 EXIT_GRACE = 2.0
-
-Identity = tuple[str, tuple[str, ...]]
-
 
 @dataclass
 class Handshake:
@@ -227,7 +226,7 @@ class StdioServers:
     def __init__(self, argv: tuple[str, ...], env: Mapping[str, str] | None = None) -> None:
         self.argv = argv
         self.env = dict(os.environ if env is None else env)
-        self._processes: dict[Identity, ServerProcess] = {}
+        self._processes: dict[Client, ServerProcess] = {}
         #: Every process ever started, so a test can count them.
         self.started = 0
         #: Where each process's stderr log goes (`use_log_directory`; else a temporary one).
@@ -239,7 +238,7 @@ class StdioServers:
         directory.mkdir(parents=True, exist_ok=True)
         self.log_directory = directory
 
-    def process(self, identity: Identity) -> ServerProcess:
+    def process(self, identity: Client) -> ServerProcess:
         """The process for `identity`, started now if there is none it can ride."""
         process = self._processes.get(identity)
         if process is None or not process.usable:
@@ -267,8 +266,8 @@ class StdioServers:
                 quoted += [f"{log}:", *written[-lines:]]
         return "\n".join(quoted)
 
-    def transport(self, era: str, modes: tuple[str, ...]) -> SharedStdioTransport:
-        return SharedStdioTransport(self, (era, modes))
+    def transport(self, client: Client) -> SharedStdioTransport:
+        return SharedStdioTransport(self, client.identity)
 
     def close(self) -> None:
         for process in self._processes.values():
@@ -279,7 +278,7 @@ class StdioServers:
 class SharedStdioTransport(ClientTransport):
     """One connection on the process of its identity (see the module docstring)."""
 
-    def __init__(self, servers: StdioServers, identity: Identity) -> None:
+    def __init__(self, servers: StdioServers, identity: Client) -> None:
         self.servers = servers
         self.identity = identity
         self._process: ServerProcess | None = None

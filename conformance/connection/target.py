@@ -27,8 +27,9 @@ from mcp.shared.inbound import MCP_METHOD_HEADER
 
 from elicit_conformance.exceptions import NotTestable, TargetError
 
+from .client import Client
 from .stdio import StdioServers
-from .wire import Peer, Transcript, connect, declared_modes
+from .wire import Peer, Transcript, connect
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
@@ -90,32 +91,25 @@ class Target:
         return enter() if enter is not None else contextlib.nullcontext()
 
     def connect(
-        self,
-        era: str,
-        transcript: Transcript,
-        *,
-        elicitation: bool | tuple[str, ...] = True,
-        tools: frozenset[str] | None = None,
+        self, client: Client, transcript: Transcript, *, tools: frozenset[str] | None = None,
         timeout: float | None = None,
-        tasks: bool = False,
     ) -> AbstractAsyncContextManager[Peer]:
-        """A recorded connection to the target at `era` (see `wire.connect`).
+        """A recorded connection to the target as `client` (see `wire.connect`).
 
         In-process and over HTTP every connection is its own; over stdio it
         rides the process kept for that client (revision and declared modes).
 
         Raises:
-            NotTestable: The target refused `era` when first reached: its
+            NotTestable: The target refused the client's revision when first reached: its
                 cases say so instead of failing one by one.
         """
-        modes = declared_modes(elicitation)
         startup = self.servers.startup if self.servers is not None else None
-        return connect(self._transport(era, modes), era, transcript,
-                       elicitation=modes, tools=tools, timeout=timeout, startup=startup, tasks=tasks)
+        return connect(self._transport(client), client, transcript, tools=tools, timeout=timeout, startup=startup)
 
-    def _transport(self, era: str, modes: tuple[str, ...]) -> ClientTransport:
-        if era in self.refused:
-            raise NotTestable(f"the target does not serve {era}: it refused it when first reached ({self.refused[era]})")
+    def _transport(self, client: Client) -> ClientTransport:
+        if client.era in self.refused:
+            raise NotTestable(f"the target does not serve {client.era}: it refused it when first reached "
+                              f"({self.refused[client.era]})")
         if self.kind == "module":
             from fastmcp.client.transports.memory import FastMCPTransport
 
@@ -125,7 +119,7 @@ class Target:
 
             return StreamableHttpTransport(self.spec, httpx_client_factory=self._http_client)
         assert self.servers is not None
-        return self.servers.transport(era, modes)
+        return self.servers.transport(client)
 
     def _http_client(self, headers: dict[str, str] | None = None, auth: Any = None, **_: Any) -> Any:
         """An HTTP client that imposes no limit of its own (the suite's `--conformance-timeout`

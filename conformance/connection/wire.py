@@ -25,6 +25,7 @@ from elicit_conformance.exceptions import Broken, NotTestable, RpcError, TimedOu
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
+from .client import Client
 from .stdio import Handshake, SharedStdioTransport
 
 __all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
@@ -261,25 +262,21 @@ async def _send_raw(session: ClientSession, method: str, params: dict[str, Any])
 @contextlib.asynccontextmanager
 async def connect(
     transport: ClientTransport,
-    era: str,
+    client: Client,
     transcript: Transcript,
     *,
-    elicitation: bool | tuple[str, ...] = True,
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
     startup: float | None = None,
-    tasks: bool = False,
 ) -> AsyncIterator[Peer]:
-    """Open a recorded connection at `era` over `transport`.
+    """Open a recorded connection as `client` over `transport`.
 
-    With `elicitation` the client declares the capability (True: both modes; or
-    the modes to declare, e.g. `("url",)`), and each handshake-era
+    Where the client declares elicitation modes, each handshake-era
     `elicitation/create` goes to the peer's answerer (see `Peer.answering`).
     A stdio process that has not answered yet is starting: its first request may
-    take `startup` seconds instead of `timeout`. With `tasks` the client declares
-    the tasks extension on every request (on 2026-07-28 that is how it opts in).
+    take `startup` seconds instead of `timeout`.
     """
-    modes = declared_modes(elicitation)
+    era, modes, tasks = client.era, client.modes, client.tasks
     peer = Peer(era, tools, timeout)
     kwargs: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
@@ -338,11 +335,6 @@ async def _discover(session: ClientSession) -> None:
 
 #: What a client that cannot take a form question declares (ERA-5, ERA-7, TASK-5).
 NO_FORM: dict[str, tuple[str, ...]] = {"none": (), "url-only": ("url",)}
-
-
-def declared_modes(elicitation: bool | tuple[str, ...]) -> tuple[str, ...]:
-    """The elicitation modes a client declares: True is both, False none."""
-    return ("form", "url") if elicitation is True else tuple(elicitation or ())
 
 
 async def _initialize(session: ClientSession, transport: ClientTransport, transcript: Transcript) -> None:

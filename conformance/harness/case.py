@@ -7,6 +7,7 @@ golden file is the whole conversation a reviewer needs to read.
 from __future__ import annotations
 
 import contextlib
+from contextlib import AbstractAsyncContextManager
 import functools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -17,7 +18,8 @@ import anyio
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.connection.reach import list_tools
 from elicit_conformance.connection.target import Target
-from elicit_conformance.connection.wire import TASKS, Peer, Transcript, declared_modes, missing_tool
+from elicit_conformance.connection.client import Client
+from elicit_conformance.connection.wire import TASKS, Peer, Transcript, missing_tool
 from elicit_conformance.exceptions import Broken, NotOffered, RpcError
 from elicit_conformance.quoting import brief
 from elicit_conformance.reporting.normalize import normalize
@@ -42,8 +44,8 @@ class Case:
         self.transcript = Transcript()
         #: INFORMATIONAL facts this case recorded (requirement rows INFO/...).
         self.facts: dict[str, Any] = {}
-        #: The client (era, modes) of the latest connection: an observation rides the same.
-        self._client: tuple[str, tuple[str, ...]] = (MODERN, declared_modes(True))
+        #: The client of the latest connection: an observation rides the same.
+        self._client = Client(MODERN)
 
     def inform(self, requirement: str, value: Any) -> None:
         """Record an implementation-defined fact; it is reported, never judged."""
@@ -59,19 +61,20 @@ class Case:
         """The catalog scenario, its arguments prefixed for this run."""
         return load().scenarios[case_id].for_run(self.run_id)
 
-    @contextlib.asynccontextmanager
-    async def peer(
+    def peer(
         self, era: str, *, elicitation: bool | tuple[str, ...] = True, tasks: bool = False
-    ) -> AsyncIterator[Peer]:
+    ) -> AbstractAsyncContextManager[Peer]:
         """A recorded connection at `era`; `drive()` answers the questions on it.
         With `tasks` the client declares the tasks extension (see `task_peer`)."""
+        return self.connected(Client.of(era, elicitation, tasks))
+
+    @contextlib.asynccontextmanager
+    async def connected(self, client: Client) -> AsyncIterator[Peer]:
+        """A recorded connection as `client`."""
         tools = await self.tools()
-        modes = declared_modes(elicitation)
-        self._client = (era, modes)
+        self._client = client
         try:
-            async with self.target.connect(
-                era, self.transcript, elicitation=modes, tools=tools, timeout=self.timeout, tasks=tasks,
-            ) as peer:
+            async with self.target.connect(client, self.transcript, tools=tools, timeout=self.timeout) as peer:
                 yield peer
         except BaseExceptionGroup as group:
             # The transport's task group wraps whatever the case raised: a missing
@@ -150,8 +153,7 @@ class Case:
     async def body_runs(self, ref: str) -> int:
         """How often the body ran for `ref`, asked by the same kind of client that
         made the call: over stdio that is the process that served it."""
-        era, modes = self._client
-        async with self.peer(era, elicitation=modes) as peer:
+        async with self.connected(self._client.identity) as peer:
             return body_run_count(await peer.call_tool("body_runs", {"ref": ref}))
 
     def tools_called(self) -> set[str]:
