@@ -18,7 +18,8 @@ NEW = 'Elicit("Which cabin class do you want?", response_type={'
 def test_a_question_reworded_in_the_reference_alone(tmp_path: Path) -> None:
     source = (ROOT / "reference" / "app" / "tools.py").read_text()
     assert source.count(OLD) == 1, "the reference no longer asks book_cabin_extras' cabin so: update this test"
-    (tmp_path / "reworded.py").write_text(source.replace(OLD, NEW))
+    # A module of its own: the app's relative imports made absolute.
+    (tmp_path / "reworded.py").write_text(source.replace(OLD, NEW).replace("from .", "from elicit_conformance.reference.app."))
     golden = tmp_path / "golden"
     shutil.copytree(ROOT / "snapshots", golden, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     before = {p.relative_to(golden): p.read_text() for p in golden.rglob("*.jsonl")}

@@ -34,7 +34,7 @@ from typing import Any
 #: Where the files this writes live in a source checkout.
 ROOT = Path(__file__).resolve().parents[2]
 SPACE_JSON = ROOT / "fixtures" / "space.json"
-REFERENCE_PROFILE = ROOT / "reference" / "app" / "space.py"
+REFERENCE_PROFILE = ROOT / "reference" / "space.py"
 MCP_SDK_PROFILE = ROOT / "fixtures" / "peers" / "mcp_sdk_space.py"
 
 Pair = tuple[tuple[str, str], tuple[str, str]]

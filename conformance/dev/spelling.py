@@ -1,7 +1,7 @@
 """The declaration space's tools written in two Python frameworks' own spelling.
 
 `python -m elicit_conformance.dev.space` calls these to write the reference's module
-(`reference/app/space.py`, the proposal's `Annotated[T, Elicit(...)]`) and the MCP
+(`reference/space.py`, the proposal's `Annotated[T, Elicit(...)]`) and the MCP
 SDK peer's (`fixtures/peers/mcp_sdk_space.py`, the SDK's `Resolve(...)`). Each is
 plain source a reviewer reads, with no reflection: what a server author would
 have written for the same declarations.
@@ -99,7 +99,7 @@ def _resolver(tool: str, param: str) -> str:
 
 
 def reference_profile(tools: list[Generated], space: Mapping[str, Any]) -> str:
-    """reference/app/space.py: the resolvers, then `register(app, ran)` adding each tool
+    """reference/space.py: the resolvers, then `register(app, ran)` adding each tool
     with its spelling."""
     docstring = (
         "The declaration space (GEN-1) in the reference's Python spelling.\n\n"

@@ -23,11 +23,11 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
+from elicit_conformance.reference.space import register as register_space
 
 from .official import register as register_official
 from .official import register_tasks as register_official_tasks
 from .records import from_environment, seal_from_environment
-from .space import register as register_space
 
 app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
 
