@@ -18,7 +18,8 @@ from fastmcp.utilities.tasks import TaskConfig
 from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
 from elicit_conformance.exceptions import RpcError
-from elicit_conformance.harness.driver import Script, drive_task
+from elicit_conformance.harness.driver import Script
+from elicit_conformance.harness.tasked import drive_task
 from elicit_conformance.reference import DeclarativeFastMCP, Elicit
 from elicit_conformance.revisions import MODERN
 from tests.suite import TASKS_SERVED

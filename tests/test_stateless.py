@@ -27,14 +27,15 @@ import anyio
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.grading.checks import check_outcome, check_rounds
-from elicit_conformance.connection.target import load_target
 from elicit_conformance.connection.client import Client
+from elicit_conformance.connection.target import load_target
 from elicit_conformance.connection.wire import Peer, Transcript
 from elicit_conformance.dev.local_server import LocalServer
 from elicit_conformance.exceptions import RpcError
+from elicit_conformance.grading.checks import check_outcome, check_rounds
 from elicit_conformance.harness.case import body_run_count
-from elicit_conformance.harness.driver import OnRound, Run, Script, TaskRun, drive, drive_task
+from elicit_conformance.harness.driver import OnRound, Run, Script, drive
+from elicit_conformance.harness.tasked import TaskRun, drive_task
 from elicit_conformance.reference.app.records import ENV_VAR as RECORDS, SEAL_VAR
 from elicit_conformance.revisions import MODERN
 from tests.services import HAProxy, RedisServer

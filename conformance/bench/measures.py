@@ -24,7 +24,8 @@ from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
 from elicit_conformance.dev.local_server import LocalServer
-from elicit_conformance.harness.driver import Run, Script, drive, drive_task
+from elicit_conformance.harness.driver import Run, Script, drive
+from elicit_conformance.harness.tasked import drive_task
 from elicit_conformance.revisions import MODERN
 
 ROOT = Path(__file__).resolve().parents[2]

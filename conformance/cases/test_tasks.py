@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import load
-from elicit_conformance.grading.checks import check_outcome, check_rounds, rounds_said, scenario_checks
 from elicit_conformance.connection.wire import NO_FORM
 from elicit_conformance.exceptions import RpcError
+from elicit_conformance.grading.checks import check_outcome, check_rounds, rounds_said, scenario_checks
 from elicit_conformance.harness.case import Case, async_case
-from elicit_conformance.harness.driver import (
-    Episode, Script, TaskRun, as_object, drive_task, poll_task, read_requests,
-)
+from elicit_conformance.harness.driver import Script, as_object, read_requests
+from elicit_conformance.harness.tasked import Episode, TaskRun, drive_task, poll_task
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import check

@@ -16,9 +16,9 @@ from typing import Any, ParamSpec
 import anyio
 
 from elicit_conformance.catalog import Scenario, load
+from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.reach import list_tools
 from elicit_conformance.connection.target import Target
-from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import TASKS, Peer, Transcript, missing_tool
 from elicit_conformance.exceptions import Broken, NotOffered, RpcError
 from elicit_conformance.quoting import brief
@@ -26,7 +26,8 @@ from elicit_conformance.reporting.normalize import normalize
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import unwrapped
 
-from .driver import OnEpisode, OnRound, Run, Script, TaskRun, drive, drive_task
+from .driver import OnRound, Run, Script, drive
+from .tasked import OnEpisode, TaskRun, drive_task
 
 P = ParamSpec("P")
 
