@@ -166,16 +166,8 @@ def _is_hook(node: ast.FunctionDef) -> bool:
     return node.name.startswith("pytest_") or any("hookimpl" in ast.unparse(d) for d in node.decorator_list)
 
 
-#: Modules of the suite allowed over the limit, each with why.
-LONG = {
-    "conformance/cases/test_behaviours.py": "its cases' node ids name golden files and baseline entries users keep, "
-                                            "so splitting it by family renames them (issue 38 keeps node ids)",
-}
-
-
 def test_no_module_of_the_suite_is_over_400_lines() -> None:
     """Small modules, one idea each: a module past 400 lines holds two."""
     long = {str(path.relative_to(ROOT)): lines for path in (ROOT / "conformance").rglob("*.py")
             if (lines := len(path.read_text().splitlines())) > 400}
-    assert set(long) <= set(LONG), f"over 400 lines: {long}: split by idea"
-    assert set(LONG) <= set(long), f"{sorted(set(LONG) - set(long))} are no longer long: take them out of LONG"
+    assert not long, f"over 400 lines: {long}: split by idea"

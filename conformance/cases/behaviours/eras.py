@@ -1,0 +1,139 @@
+"""The behaviour cases of `test_behaviours.py`: the same declared tool on both eras,
+imperative and hand-returned asks, and clients that declare no form elicitation."""
+
+from __future__ import annotations
+
+import pytest
+
+from elicit_conformance.connection.wire import NO_FORM
+from elicit_conformance.exceptions import RpcError
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.harness.driver import Script, drive, input_requests, result_text
+from elicit_conformance.quoting import brief
+from elicit_conformance.revisions import HANDSHAKE, MODERN
+from elicit_conformance.verdict import check, should
+
+
+@pytest.mark.tools("book_confirmed")
+@pytest.mark.checks("ERA-1", "ERA-4")
+@async_case
+async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
+    case: Case, era: str
+) -> None:
+    """Scenario ORD-4 returns 'Booked Paris on 2026-08-01' on 2026-07-28 (ERA-1) and
+    on 2025-11-25 (ERA-4)."""
+    run = await case.run("ORD-4", era)
+    check("ERA-4", not run.failed,
+          f"on {era} the declared tool failed ({brief(run.text)}); declared parameters are asked on every era")
+    check("ERA-1", run.text == "Booked Paris on 2026-08-01",
+          f"the declared tool returned {brief(run.text)} on {era}; on either era it returns "
+          "'Booked Paris on 2026-08-01'")
+
+
+@pytest.mark.tools("ask_imperatively")
+@pytest.mark.checks("ERA-2", "ERA-2/clear")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, era: str) -> None:
+    """ask_imperatively on 2026-07-28 fails (a JSON-RPC error or an error result);
+    SHOULD: its text names the era ('2026-07-28' or 'modern')."""
+    async with case.peer(era) as peer:
+        try:
+            result = await peer.call_tool("ask_imperatively", {})
+        except RpcError as error:
+            result = {"isError": True, "content": [{"type": "text", "text": str(error)}]}
+    text = result_text(result)
+    check("ERA-2", bool(result.get("isError")), f"ctx.elicit() on a modern connection did not fail: {brief(result)}")
+    should("ERA-2/clear", "2026-07-28" in text or "modern" in text.lower(),
+           f"the error does not name the era: {brief(text)}")
+
+
+@pytest.mark.tools("ask_imperatively")
+@pytest.mark.checks("ERA-2")
+@pytest.mark.revisions(HANDSHAKE)
+@async_case
+async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, era: str) -> None:
+    """ask_imperatively on 2025-11-25 asks 'Where would you like to fly?' with
+    `elicitation/create`; answered 'Paris', it returns 'Booked a flight to Paris'."""
+    script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
+    async with case.peer(era) as peer:
+        run = await drive(peer, "ask_imperatively", {}, script)
+    check("ERA-2", run.text == "Booked a flight to Paris" and not run.failed,
+          f"ctx.elicit() on {era}, answered 'Paris', ended {brief(run.text)}; it returns 'Booked a flight to Paris'")
+
+
+@pytest.mark.tools("guard_by_hand")
+@pytest.mark.checks("ERA-3", "ERA-3/clear")
+@async_case
+async def test_era_3_hand_returned_ask_is_gated_by_era(case: Case, era: str) -> None:
+    """guard_by_hand, answered 'Paris': on 2026-07-28 it returns 'Booked a flight to
+    Paris'. On 2025-11-25 it either does the same after asking 'destination' once
+    with `elicitation/create`, or fails; SHOULD: that error names an era
+    ('2026-07-28' or '2025-11-25')."""
+    script = Script("guard_by_hand", {}, {"destination": {"accept": "Paris"}})
+    async with case.peer(era) as peer:
+        run = await drive(peer, "guard_by_hand", {}, script)
+    # On the handshake era a framework may fail the call, or serve the ask itself
+    # over elicitation/create: then it must be the whole, correct exchange.
+    served = run.text == "Booked a flight to Paris" and not run.failed
+    if era == MODERN:
+        check("ERA-3", served, f"the hand-returned ask was mishandled on {era}: the call ended {brief(run.text)}")
+    else:
+        check("ERA-3", run.failed or (served and run.asked_params == [["destination"]]),
+              f"on {era} the call neither failed nor asked 'destination' once and booked Paris: it asked "
+              f"{run.asked_params} and ended {brief(run.text)}")
+        if run.failed:
+            should("ERA-3/clear", "2026-07-28" in run.text or "2025-11-25" in run.text,
+                   f"the error does not name the era: {brief(run.text)}")
+
+
+@pytest.mark.tools("body_runs", "book_destination")
+@pytest.mark.checks("ERA-5")
+@pytest.mark.revisions(HANDSHAKE)
+@pytest.mark.parametrize("declared", list(NO_FORM))
+@async_case
+async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang(
+    case: Case, declared: str, era: str,
+) -> None:
+    """book_destination on 2025-11-25 from a client that declared no elicitation
+    capability, or only `{"url": {}}`: no `elicitation/create` is sent, the call fails
+    (a JSON-RPC error or an error result), and its body does not run."""
+    ref = f"{case.run_id}-era-5-{declared}"
+    result, error = await case.call(era, "book_destination", {"ref": ref}, elicitation=NO_FORM[declared])
+    asked = [m for d, m in case.transcript.messages if d == "server->client" and m.get("method") == "elicitation/create"]
+    check("ERA-5", not asked, f"sent elicitation/create to a client that declared {declared!r}: {brief(asked)}")
+    check("ERA-5", error is not None or bool(result.get("isError")),
+          f"the call must fail clearly, but returned {brief(result)}")
+    runs = await case.body_runs(ref)
+    check("ERA-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
+
+
+@pytest.mark.tools("body_runs", "book_destination")
+@pytest.mark.checks("ERA-7", "ERA-7/clear", "ERA-7/http")
+@pytest.mark.revisions(MODERN)
+@pytest.mark.parametrize("declared", list(NO_FORM))
+@async_case
+async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
+    case: Case, declared: str, era: str,
+) -> None:
+    """book_destination on 2026-07-28 from a client that declared no elicitation
+    capability, or only `{"url": {}}`, in its request `_meta`: the answer holds no
+    form `elicitation/create` request, the call fails, and its body does not run;
+    SHOULD: the refusal is the JSON-RPC error -32021 (missing required client
+    capability); over streamable HTTP, a -32021 refusal has the status 400 (ERA-7/http)."""
+    ref = f"{case.run_id}-era-7-{declared}"
+    case.target.http_statuses.clear()
+    result, error = await case.call(era, "book_destination", {"ref": ref}, elicitation=NO_FORM[declared])
+    # The status of that call, before body_runs makes another (URL targets only).
+    status = next((s for s in reversed(case.target.http_statuses) if s.method == "tools/call"), None)
+    forms = [r for r in input_requests(result).values() if r.get("method") == "elicitation/create"
+             and (r.get("params") if isinstance(r.get("params"), dict) else {}).get("mode", "form") == "form"]
+    check("ERA-7", not forms, f"asked a client that declared {declared!r} a form question: {brief(forms)}")
+    check("ERA-7", error is not None or bool(result.get("isError")), f"the call must fail, but returned {brief(result)}")
+    runs = await case.body_runs(ref)
+    check("ERA-7", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
+    should("ERA-7/clear", error is not None and error.get("code") == -32021,
+           f"the refusal is {brief(error or result)}, not -32021 (missing required client capability)")
+    if case.target.kind == "url" and error is not None and error.get("code") == -32021:
+        check("ERA-7/http", status is not None and status.code == 400,
+              f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")
