@@ -1,0 +1,8 @@
+"""elicit-conformance: the conformance suite for declarative elicitation in MCP servers.
+
+Its vocabulary is in the top modules (revisions, limits, status, exceptions, quoting,
+verdict, requirements, catalog, unimplemented), beside `registration` (the REG adapter's
+contract) and `compare` (two reports compared); everything else is in rooms by role, one
+subpackage each. The layering (which room may import which) is
+written once, in tests/test_layout.py, and drawn in the README's "Layout".
+"""

@@ -1,7 +1,7 @@
 """Benchmarks, printed as one Markdown table: `python -m elicit_conformance.bench`.
 
 A repository-only package (never in the wheel): `measures` takes each measurement,
-`table` prints them against their goals.
+`table` prints them against their goals. May import anything; nothing imports it.
 
 1. Rounds per modern scenario against the floor (the depth of the question
    dependency graph): the reference, the MCP SDK peer, and a hand-written guard
