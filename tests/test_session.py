@@ -13,7 +13,8 @@ from elicit_conformance import verdict
 from elicit_conformance.exceptions import CheckFailed, NotOffered, NotTestable, TimedOut, UsageProblem
 from elicit_conformance.harness.case import Case
 from elicit_conformance.requirements import Table
-from elicit_conformance.run.session import CASES, Ended, Planned, Session
+from elicit_conformance.run.events import Ended, Planned
+from elicit_conformance.run.session import CASES, Session
 from elicit_conformance.run.settings import Settings
 from elicit_conformance.run.summary import Line, summary
 from elicit_conformance.status import Status
@@ -253,3 +254,27 @@ def test_a_case_calling_a_tool_it_does_not_declare_fails_the_run(tmp_path: Path)
     session.ended(Ended(DIG_1.nodeid, "teardown", "passed"), case, None)
     assert session.report.problems == [
         f"{DIG_1.nodeid} calls set_copy without declaring it: add it to the case's @pytest.mark.tools"]
+
+
+def test_strict_fails_a_should_not_met_only_after_every_check_was_judged(tmp_path: Path) -> None:
+    """Under --conformance-strict a SHOULD row not met fails its case, but only once the
+    case's checks are all judged: the rows after it read what they found, not "not reached"."""
+    table = Table.load()
+    should_row = next(r.id for r in table.rows.values() if r.level == "SHOULD" and not r.excluded)
+    case = planned("test_strict", ("BAT-1", should_row, "BAT-2"))
+    ledger = verdict.Ledger(table)
+    ledger.record(should_row, False, "the error names nothing")
+    ledger.record("BAT-2", True, "")
+    lenient, strict = opened(tmp_path), opened(tmp_path, strict=True)
+    for session in (lenient, strict):
+        session.plan([case])
+    assert lenient.strictly_failed(case.nodeid, ledger) is None
+    unmet = strict.strictly_failed(case.nodeid, ledger)
+    assert unmet is not None and str(unmet) == ledger.sentences[should_row]
+    strict.started(case.nodeid)
+    strict.ended(Ended(case.nodeid, "call", "failed", raised=True, error=unmet), None, ledger)
+    outcome = strict.report.outcomes[case.nodeid]
+    assert outcome.status == Status.FAIL and outcome.message == ledger.sentences[should_row]
+    assert {row: r["status"] for row, r in outcome.rows.items()} == {
+        "BAT-1": "not reached", should_row: "fail", "BAT-2": "pass"}
+    assert strict.strictly_failed("not planned", ledger) is None

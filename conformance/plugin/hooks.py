@@ -25,7 +25,8 @@ from elicit_conformance import verdict
 from elicit_conformance.exceptions import NotTestable, ShouldNotMet, UsageProblem
 from elicit_conformance.harness.case import Case
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
-from elicit_conformance.run.session import Ended, Planned, Session
+from elicit_conformance.run.events import Ended, Planned
+from elicit_conformance.run.session import Session
 from elicit_conformance.run.settings import Settings
 from elicit_conformance.run.summary import summary
 
@@ -114,15 +115,15 @@ class ConformanceRun:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
-        with warnings.catch_warnings():
-            if self.session.strict and self.session.runs_any([item.nodeid]):
-                warnings.simplefilter("error", ShouldNotMet)
-            try:
-                return (yield)
-            except NotTestable as error:
-                if (reason := self.session.declared_missing(item.nodeid, error)) is not None:
-                    pytest.skip(reason)
-                raise
+        try:
+            yield
+        except NotTestable as error:
+            if (reason := self.session.declared_missing(item.nodeid, error)) is not None:
+                pytest.skip(reason)
+            raise
+        # Strict: a SHOULD not met fails the case once all its checks were judged.
+        if (unmet := self.session.strictly_failed(item.nodeid, item.stash.get(LEDGER, None))) is not None:
+            raise unmet
 
     @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
     def said_report(self, item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:

@@ -28,6 +28,7 @@ from elicit_conformance.exceptions import (
     DeclarationError,
     NotOffered,
     NotTestable,
+    ShouldNotMet,
     TableError,
     TargetError,
     Unreachable,
@@ -41,6 +42,7 @@ from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ALL, ERAS
 from elicit_conformance.status import Status
 
+from .events import Ended, Planned
 from .judging import judged, row_results
 from .settings import Settings, golden_of, target_of
 
@@ -49,43 +51,6 @@ CASES = Path(__file__).parent.parent / "cases"
 #: What a case that ended as one of these statuses shows as: its letter and word.
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
-
-
-@dataclass(frozen=True)
-class Planned:
-    """A collected case, as the session needs it."""
-
-    nodeid: str
-    #: The test id, as a baseline names it: `test_scenario[OPT-3-2025-11-25]`.
-    name: str
-    path: Path
-    #: The rows it claims, its first row first.
-    checks: tuple[str, ...]
-    revision: str | None
-    #: It keeps a golden transcript (it is not marked `transcript_varies`).
-    keeps_golden: bool = True
-    #: The catalog tools it declares it calls (`@pytest.mark.tools`): the contract's list.
-    tools: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Ended:
-    """One phase of a case (setup, call, teardown), as the test runner saw it end."""
-
-    nodeid: str
-    when: str
-    #: "passed", "failed" or "skipped".
-    result: str
-    duration: float = 0.0
-    #: Whether the phase raised anything at all.
-    raised: bool = False
-    #: What it raised, unwrapped (`verdict.unwrapped`); None where nothing did, or where
-    #: the runner failed the case itself (its report then stands).
-    error: BaseException | None = None
-    #: The runner's own words: a failure's first line, or a skip's reason.
-    message: str = ""
-    #: The expected-failure reason, where the runner counted the phase as one.
-    xfail: str | None = None
 
 
 @dataclass(eq=False)
@@ -262,6 +227,15 @@ class Session:
         tool = error.tools[0]
         self._declared[nodeid] = f"{tool} not implemented"
         return f"not implemented (declared): {tool}: {self.not_implemented[tool]}"
+
+    def strictly_failed(self, nodeid: str, ledger: verdict.Ledger | None) -> ShouldNotMet | None:
+        """Under --conformance-strict, a planned case whose SHOULD row was not met fails
+        with that row's sentence, after every other check of the case was judged (a SHOULD
+        only warns as it happens, so no check after it goes unjudged)."""
+        if not self.strict or ledger is None or nodeid not in self.report.outcomes:
+            return None
+        unmet = [row for row, status in ledger.rows.items() if status == Status.SHOULD_NOT_MET]
+        return ShouldNotMet(ledger.sentences[unmet[0]]) if unmet else None
 
     def sentence(self, nodeid: str, error: BaseException | None) -> str | None:
         """The one sentence a planned case's failure reads as; None where the runner's
