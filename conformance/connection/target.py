@@ -5,7 +5,7 @@ Three kinds, one per way an MCP server is deployed:
 - `module:attribute`: a FastMCP or MCP SDK server object, connected in-process.
 - `http://host:port/path`: a running streamable-HTTP server, in any language.
 - a command (`--server-command`): a stdio server, started as a desktop client
-  starts it: once per client identity, kept for the run (`conformance.stdio`).
+  starts it: once per client identity, kept for the run (`stdio`).
 """
 
 from __future__ import annotations

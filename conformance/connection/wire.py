@@ -340,7 +340,7 @@ NO_FORM: dict[str, tuple[str, ...]] = {"none": (), "url-only": ("url",)}
 async def _initialize(session: ClientSession, transport: ClientTransport, transcript: Transcript) -> None:
     """The 2025 handshake, once per session.
 
-    A stdio process kept for the run (`conformance.stdio`) was initialized by
+    A stdio process kept for the run (`stdio`) was initialized by
     its first connection: a later one adopts that result and carries the
     exchange at the head of its transcript, so the transcript reads as the
     session it rides, the same as on a connection of its own.

@@ -12,7 +12,6 @@ import inspect
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from _pytest.mark.structures import Mark, ParameterSet
 
@@ -45,27 +44,24 @@ def cases() -> list[CaseNeeds]:
         for name, function in vars(module).items():
             if not name.startswith("test_") or not callable(function):
                 continue
-            marks = _marks(function)
+            # The function's own marks in source order (the decorator on top first); its
+            # rows are those of its own `checks` (a parameter's rows are its scenario's).
+            own = list(reversed(getattr(function, "pytestmark", [])))
+            marks = own + _parameter_marks(own)
             tools = {tool for mark in marks if mark.name == "tools" for tool in mark.args}
             found.append(CaseNeeds(
                 name, inspect.getdoc(function) or "",
-                tuple(row for mark in marks if mark.name == "checks" and mark in _own(function) for row in mark.args),
+                tuple(row for mark in own if mark.name == "checks" for row in mark.args),
                 tuple(t for t in catalog.tools if t in tools),
                 tuple(r for mark in marks if mark.name == "revisions" for r in mark.args),
             ))
     return found
 
 
-def _own(function: Any) -> list[Mark]:
-    """The marks on the function itself, in source order (the decorator on top first)."""
-    return list(reversed(getattr(function, "pytestmark", [])))
-
-
-def _marks(function: Any) -> list[Mark]:
-    """The function's own marks, then those of each of its parameters."""
-    own = _own(function)
+def _parameter_marks(own: list[Mark]) -> list[Mark]:
+    """The marks of each parameter a function's `parametrize` marks list."""
     params = [value for mark in own if mark.name == "parametrize" for value in mark.args[1]]
-    return own + [mark for param in params if isinstance(param, ParameterSet) for mark in param.marks]
+    return [mark for param in params if isinstance(param, ParameterSet) for mark in param.marks]
 
 
 def tools_used() -> dict[str, set[str]]:

@@ -7,10 +7,10 @@ golden file is the whole conversation a reviewer needs to read.
 from __future__ import annotations
 
 import contextlib
-from contextlib import AbstractAsyncContextManager
 import functools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, ParamSpec
 
 import anyio
@@ -35,7 +35,7 @@ P = ParamSpec("P")
 class Case:
     def __init__(self, target: Target, run_id: str, *, timeout: float | None = None) -> None:
         self.target = target
-        #: Unique to this case: every ref it sends carries it (see `ConformanceRun.case_id`).
+        #: Unique to this case: every ref it sends carries it (see `Session.case_id`).
         self.run_id = run_id
         #: Seconds the server may take to answer one request.
         self.timeout = timeout

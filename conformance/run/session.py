@@ -52,7 +52,6 @@ CASES = Path(__file__).parent.parent / "cases"
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
 
-
 @dataclass(eq=False)
 class Session:
     """What one run found, case by case, and what it was asked to judge against."""
@@ -281,28 +280,30 @@ class Session:
         elif phase.when == "call" and outcome.status == Status.NOT_RUN:
             outcome.status = Status.PASS
         if phase.when == "call" or phase.result != "passed":
-            self._rows(outcome, phase, ledger)
+            outcome.rows = row_results(outcome, ledger, phase.error)
         if phase.when == "teardown":
             self._kept(outcome, case)
-            self._declared_tools(phase.nodeid, case)
+            self._undeclared(outcome, case, ledger)
             self._marks.pop(phase.nodeid, None)
         return sentence, quoted
 
-    def _rows(self, outcome: Outcome, phase: Ended, ledger: verdict.Ledger | None) -> None:
-        outcome.rows = row_results(outcome, ledger, phase.error)
-        if ledger and (unclaimed := sorted(set(ledger.rows) - set(outcome.checks))):
-            problem = (f"{phase.nodeid} checks {', '.join(unclaimed)} without claiming it: "
-                       "add it to the case's @pytest.mark.checks")
-            if problem not in self.report.problems:
-                self.report.problems.append(problem)
+    def _undeclared(self, outcome: Outcome, case: Case | None, ledger: verdict.Ledger | None) -> None:
+        """A case that checks a row it does not claim, or calls a catalog tool it does not
+        declare, fails the run: the report and the contract (docs/contract.md) read what
+        each case declares."""
+        unclaimed = sorted(set(ledger.rows) - set(outcome.checks)) if ledger else []
+        if unclaimed:
+            self._problem(f"{outcome.nodeid} checks {', '.join(unclaimed)} without claiming it: "
+                          "add it to the case's @pytest.mark.checks")
+        called = case.tools_called() & set(load().tools) if case else set()
+        if undeclared := sorted(called - set(self._tools[outcome.nodeid])):
+            self._problem(f"{outcome.nodeid} calls {', '.join(undeclared)} without declaring it: add it "
+                          "to the case's @pytest.mark.tools")
 
-    def _declared_tools(self, nodeid: str, case: Case | None) -> None:
-        """A case that calls a catalog tool it does not declare fails the run: the contract
-        (docs/contract.md) lists each case's tools from its declaration."""
-        undeclared = sorted((case.tools_called() if case else set()) & set(load().tools) - set(self._tools[nodeid]))
-        if undeclared:
-            self.report.problems.append(f"{nodeid} calls {', '.join(undeclared)} without declaring it: add it "
-                                        "to the case's @pytest.mark.tools")
+    def _problem(self, problem: str) -> None:
+        """A run-level problem, said once however often it is found."""
+        if problem not in self.report.problems:
+            self.report.problems.append(problem)
 
     def _kept(self, outcome: Outcome, case: Case | None) -> None:
         """The case's transcript, written to the report and compared with its golden file."""
@@ -348,8 +349,7 @@ class Session:
     def merged(self, output: dict[str, Any]) -> None:
         """On the controller: a worker's run-level findings (every worker judges the same)."""
         for problem in output.get("problems", []):
-            if problem not in self.report.problems:
-                self.report.problems.append(problem)
+            self._problem(problem)
         self.report.unused_golden = output.get("unused_golden", []) or self.report.unused_golden
 
     # -- the end ------------------------------------------------------------------------
