@@ -24,24 +24,23 @@ NEW, OLD = "2026-07-28", "2025-11-25"
 MODULES = sorted(CASES.glob("test_*.py"))
 
 
-def planned(name: str, checks: tuple[str, ...], revision: str | None = NEW, module: str = "test_behaviours.py",
-            keeps_golden: bool = True) -> Planned:
+def planned(name: str, checks: tuple[str, ...], revision: str | None = NEW) -> Planned:
+    """A case of test_behaviours.py, the revision in its id."""
     test_id = f"{name}[{revision}]" if revision else name
-    return Planned(f"conformance/cases/{module}::{test_id}", test_id, CASES / module, checks, revision, keeps_golden)
+    return Planned(f"conformance/cases/test_behaviours.py::{test_id}", test_id, CASES / "test_behaviours.py", checks,
+                   revision)
 
 
 DIG_1 = planned("test_dig_1_dig_2_answer_to_a_reworded_question_is_dropped", ("DIG-1", "DIG-2"))
-BAT_1 = [planned(f"test_scenario[BAT-1-{r}]".replace(f"-{r}]", "]"), ("BAT-1",), r, "test_scenario.py")
-         for r in (NEW, OLD)]
-for case in BAT_1:  # test_scenario's revision sits inside its parameters: test_scenario[BAT-1-2026-07-28]
-    object.__setattr__(case, "name", f"test_scenario[BAT-1-{case.revision}]")
-    object.__setattr__(case, "nodeid", f"conformance/cases/test_scenarios.py::test_scenario[BAT-1-{case.revision}]")
+# test_scenario's revision sits inside its parameters: test_scenario[BAT-1-2026-07-28].
+BAT_1 = [Planned(f"conformance/cases/test_scenarios.py::test_scenario[BAT-1-{r}]", f"test_scenario[BAT-1-{r}]",
+                 CASES / "test_scenarios.py", ("BAT-1",), r) for r in (NEW, OLD)]
 
 
-def whole(*cases: Planned, table: Table | None = None) -> list[Planned]:
-    """`cases`, and one case in every other module claiming every other row, so the plan
-    judges the whole suite (coverage, stale entries) as it does for a full collection."""
-    rows = tuple(r.id for r in (table or Table.load()).rows.values() if not r.excluded)
+def whole(*cases: Planned) -> list[Planned]:
+    """`cases`, and one case in every module claiming every row of the packaged table, so
+    the plan judges the whole suite (coverage, stale entries) as it does for a full collection."""
+    rows = tuple(r.id for r in Table.load().rows.values() if not r.excluded)
     return [*cases, *(Planned(f"conformance/cases/{m.name}::test_all", "test_all", m, rows, None) for m in MODULES)]
 
 
@@ -204,7 +203,7 @@ def test_a_row_checked_but_not_claimed_fails_the_run_once(tmp_path: Path) -> Non
 
 def test_a_workers_verdicts_and_findings_reach_the_controller_once(tmp_path: Path) -> None:
     worker, controller = opened(tmp_path), opened(tmp_path)
-    worker.plan(whole(DIG_1, table=Table.load()))
+    worker.plan(whole(DIG_1))
     worker.report.problems.append("stale baseline entry (line 1): X matches no case")
     ran(worker, DIG_1)
     worker.warned(DIG_1.nodeid, "DIG-2/clear: vague")
