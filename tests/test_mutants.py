@@ -179,6 +179,10 @@ def test_mutant_fails_exactly_the_cases_it_breaks(matrix: Matrix, mutant: Mutant
     unproven = [e for e in mutant.breaks if not any(covers(e, c) for c in failed)
                 and (TASKS_SERVED or not e.startswith("TASK-"))]
     assert not unproven, f"{mutant.name} is said to break {unproven}, but no such case failed"
+    if mutant.rows:
+        named = {row for case in failed for row, result in case["rows"].items() if result["status"] == "fail"}
+        assert named and named <= set(mutant.rows), (
+            f"{mutant.name}: its verdicts name {sorted(named)}; the rows it breaks are {list(mutant.rows)}")
 
 
 def test_the_cases_left_out_are_unchanged(matrix: Matrix) -> None:

@@ -15,6 +15,9 @@ from tests.suite import QUICK, ROOT, child_environment
 SAMPLE = ("--sample", "4", "--seed", "3")
 #: Equivalent by its entry in fixtures/mutants/equivalent.toml: the suite passes it.
 EQUIVALENT = "questions._dependency_order.visit/drop#1"
+#: Equivalent by its entry (wording only), but the wording is on the wire: every case
+#: passes and two transcripts differ from their golden files.
+WORDING = "rounds.Leg._record/string#2"
 #: Leaves a name undefined, so the reference does not import at all.
 INCOMPETENT = "answers._build_shape/delete#3"
 
@@ -53,6 +56,20 @@ def test_a_mutant_the_suite_passes_is_reported_as_a_survivor(tmp_path: Path) -> 
     assert done.returncode == 1, done.stdout[-3000:]
     assert f"survived: {EQUIVALENT}" in done.stdout and "0/1 non-equivalent" in done.stdout
     assert EQUIVALENT in survivors.read_text()
+
+
+def test_a_mutant_only_a_golden_transcript_catches_counts_against_the_score(tmp_path: Path) -> None:
+    # The score speaks for other servers, for which a golden difference is no verdict.
+    empty = tmp_path / "none.toml"
+    empty.write_text("")
+    record = tmp_path / "run.md"
+    done = _mutate("--only", WORDING, "--equivalents", str(empty), "--fail-under", "100", "--write-run", str(record))
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert f"golden only: {WORDING}" in done.stdout, done.stdout
+    assert "0/1 non-equivalent mutants killed by a verdict" in done.stdout
+    assert "1 of the rest only by a golden transcript" in done.stdout
+    listed = record.read_text().split("Killed only by a golden transcript", 1)[1]
+    assert f"`{WORDING}`" in listed.split("| mutant |", 1)[0], listed[:1000]
 
 
 def test_a_mutant_whose_reference_does_not_import_is_incompetent_and_failed_by_the_target_check() -> None:

@@ -18,7 +18,7 @@ import pytest
 from elicit_conformance.catalog import load
 from elicit_conformance.connection.wire import NO_FORM
 from elicit_conformance.exceptions import RpcError
-from elicit_conformance.grading.checks import check_outcome, check_rounds, rounds_said, scenario_checks
+from elicit_conformance.grading.checks import check_outcome, check_rounds, refusal_said, rounds_said, scenario_checks
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Script, as_object, read_requests
 from elicit_conformance.harness.tasked import Episode, TaskRun, drive_task, poll_task
@@ -193,7 +193,7 @@ async def test_task_4_cancel_ends_a_waiting_task_without_its_body(case: Case, er
 
 
 @pytest.mark.tools("body_runs", "book_destination")
-@pytest.mark.checks("TASK-5")
+@pytest.mark.checks("TASK-5", "ERA-7/code")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
@@ -202,8 +202,8 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
 ) -> None:
     """book_destination tasked by a client that declares the tasks extension but no
     elicitation, or only `{"url": {}}`: no `tasks/get` carries a form question (the
-    creation may be refused with -32021, or the task may end without asking), and
-    the body does not run."""
+    creation may be refused, or the task may end without asking), and the body does
+    not run; a refusal of the call itself is -32021 (ERA-7/code)."""
     ref = f"{case.run_id}-task-5-{declared}"
 
     async def stop(episode: Episode) -> None:
@@ -216,6 +216,10 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
           f"{forms} ({'in foreground rounds' if run.asks else 'inside tasks/get'})")
     runs = await case.body_runs(ref)
     check("TASK-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
+    if run.task_id is None and run.failed:
+        check("ERA-7/code", run.error is not None and run.error.get("code") == -32021,
+              f"the tasked call was refused with {refusal_said(run.error, run.result)}; making the task needs "
+              "form elicitation, which the client did not declare, so it is refused with -32021")
 
 
 @pytest.mark.tools("book_trip")

@@ -3,14 +3,20 @@
 The hand-written mutants in `fixtures/mutants/` were written beside the cases
 they must fail, so the score they give measures the suite against itself. The
 mutants here are nobody's choice: every first-order change of the kinds below
-to the four engine modules (`rounds`, `answers`, `questions`, `serve`),
-sampled with a fixed seed, each run against the whole suite in a process of
-its own. A mutant the suite passes is a survivor: either a behaviour no case
-exercises, or an equivalent mutant (the program means the same thing), which
-`fixtures/mutants/equivalent.toml` lists with a one-line reason each. A mutant
-whose reference no longer imports is *incompetent*: it is reported apart and
-left out of the score (the suite must still fail its run, at the target check,
-and the run says so).
+to every engine module (`sites.ENGINE`: the marker, questions, answers, rounds,
+the server and the tasks extension's part), sampled with a fixed seed, each run
+against the whole suite in a process of its own. A mutant the suite passes is a
+survivor: either a behaviour no case exercises, or an equivalent mutant (the
+program means the same thing), which `fixtures/mutants/equivalent.toml` lists
+with a one-line reason each. A mutant whose reference no longer imports is
+*incompetent*: it is reported apart and left out of the score (the suite must
+still fail its run, at the target check, and the run says so).
+
+The score is the one that speaks for servers other than the reference: kills
+*by verdict* (some case failed). Each child also compares the reference's golden
+transcripts, and a mutant whose every case passes but whose transcript differs
+is listed apart as *golden only*: for any other server a golden difference says
+"you differ from the reference", not "you are wrong", so it counts as a survivor.
 
 The kinds and the IDs are `sites`'s.
 
@@ -25,12 +31,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.abc
 import importlib.util
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -44,6 +48,7 @@ from typing import Any
 
 from elicit_conformance.quoting import brief
 
+from .scoring import SURVIVING, Verdict, render_run, score
 from .sites import ENGINE, PACKAGE, Site, all_sites, mutated_code, sample
 
 DEFAULT_SAMPLE = 300
@@ -88,15 +93,6 @@ def stale_equivalents(known: dict[str, Equivalent], sites: Sequence[Site]) -> li
 
 
 # -- running -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Verdict:
-    site: Site
-    #: "killed", "survived", "equivalent" or "error" (the suite itself broke).
-    status: str
-    #: The case that failed, the reason an equivalent is one, or what broke.
-    detail: str
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -158,7 +154,7 @@ def run_one(site: Site, timeout: float) -> Verdict:
             sys.executable, "-m", "elicit_conformance.dev.mutate", "--child", site.id, "--",
             "--pyargs", "elicit_conformance.cases", "-x", "-q", "-p", "no:cacheprovider",
             # A SHOULD the mutant breaks is a change the suite reports: it counts.
-            "--server=elicit_conformance.dev.mutate:app", "--conformance-strict",
+            "--server=elicit_conformance.dev.mutate:app", "--conformance-strict", "--golden-transcripts",
             f"--conformance-timeout={timeout}", f"--conformance-report={report}",
         ]
         try:
@@ -179,22 +175,32 @@ def run_one(site: Site, timeout: float) -> Verdict:
         if done.returncode == 0:
             return Verdict(site, "survived", "every case passed")
         if done.returncode == 1:
-            return Verdict(site, "killed", _first_failure(report, done.stdout))
+            return _failed_run(site, report, done.stdout)
         if done.returncode == 4 and "ERROR:" in done.stdout + done.stderr:
             return Verdict(site, "killed", "the server does not start (the suite's target check)")
         tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
         return Verdict(site, "error", f"exit {done.returncode}: {' | '.join(tail)}")
 
 
-def _first_failure(report: Path, output: str) -> str:
+#: Case statuses that are a verdict against the server (not "not implemented", "skipped").
+_FAILED = ("fail", "timed out", "stale baseline")
+
+
+def _failed_run(site: Site, report: Path, output: str) -> Verdict:
+    """A failed run's verdict: killed by the first failed case, or, when every case
+    passed and a transcript differs from its golden file, golden only."""
     index = report / "index.json"
-    if index.exists():
-        for case in json.loads(index.read_text())["cases"]:
-            if case["status"] != "pass":
-                checks = ", ".join(case.get("checks", ()))
-                return f"{case['nodeid'].split('::')[-1]} ({case['status']}; {checks})"
+    cases = json.loads(index.read_text())["cases"] if index.exists() else []
+    for case in cases:
+        if case["status"] in _FAILED:
+            checks = ", ".join(case.get("checks", ()))
+            return Verdict(site, "killed", f"{case['nodeid'].split('::')[-1]} ({case['status']}; {checks})")
+    changed = [case["nodeid"].split("::")[-1] for case in cases if case.get("golden_found") in ("changed", "missing")]
+    if changed:
+        more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+        return Verdict(site, "golden only", f"every case passed; the transcript of {changed[0]}{more} differs")
     failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    return failed[0] if failed else "a case failed"
+    return Verdict(site, "killed", failed[0] if failed else "the run failed (a run-level problem)")
 
 
 def judge(sites: Sequence[Site], known: dict[str, Equivalent], jobs: int, timeout: float,
@@ -218,99 +224,6 @@ def judge(sites: Sequence[Site], known: dict[str, Equivalent], jobs: int, timeou
         for verdict in pool.map(one, to_run):
             verdicts[verdict.site.id] = verdict
     return [verdicts[site.id] for site in sites]
-
-
-@dataclass(frozen=True)
-class Score:
-    killed: int
-    equivalent: int
-    incompetent: int
-    total: int
-
-    @property
-    def judged(self) -> int:
-        """Mutants that change behaviour and import: the denominator."""
-        return self.total - self.equivalent - self.incompetent
-
-    @property
-    def percent(self) -> float:
-        return 100.0 * self.killed / self.judged if self.judged else 100.0
-
-    def line(self) -> str:
-        return (
-            f"mutation score: {self.killed}/{self.judged} non-equivalent mutants killed "
-            f"({self.percent:.1f}%); {self.equivalent} equivalent, {self.incompetent} incompetent "
-            f"(the app does not import), {self.total} in all"
-        )
-
-
-def score(verdicts: Sequence[Verdict]) -> Score:
-    count = {status: sum(v.status == status for v in verdicts) for status in ("killed", "equivalent", "incompetent")}
-    return Score(count["killed"], count["equivalent"], count["incompetent"], len(verdicts))
-
-
-def kind_of(site: Site) -> str:
-    """The operator of a site: `cmp` of `rounds.Leg._settle/cmp#1`."""
-    return site.id.rsplit("/", 1)[1].split("#", 1)[0]
-
-
-def breakdown(verdicts: Sequence[Verdict], key: Callable[[Site], str]) -> list[str]:
-    """A Markdown table of the score per group (operator or module)."""
-    groups: dict[str, list[Verdict]] = {}
-    for v in verdicts:
-        groups.setdefault(key(v.site), []).append(v)
-    rows = ["| | killed / judged | score | equivalent | incompetent | survived |", "|---|---|---|---|---|---|"]
-    for name, group in sorted(groups.items()):
-        result = score(group)
-        survived = sum(v.status in ("survived", "error") for v in group)
-        rows.append(f"| {name} | {result.killed}/{result.judged} | {result.percent:.0f}% | "
-                    f"{result.equivalent} | {result.incompetent} | {survived} |")
-    return rows
-
-
-# -- reporting -----------------------------------------------------------------
-
-
-def render_run(verdicts: Sequence[Verdict], chosen: str, wall: float) -> str:
-    """The Markdown record of one run: when, where, the score, and every mutant."""
-    result = score(verdicts)
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    machine = f"{platform.node() or 'unknown host'}: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    lines = [
-        "# Generated-mutant run",
-        "",
-        "Written by `python -m elicit_conformance.dev.mutate --write-run docs/mutation.md`; the",
-        "method is in `conformance/dev/mutate.py`, the equivalent mutants and their reasons in",
-        "`fixtures/mutants/equivalent.toml`.",
-        "",
-        "How to read it. *Killed*: some case failed (the first is named). *Incompetent*: the",
-        "mutated reference does not import, so no server exists to judge; the suite failed",
-        "that run at its target check, and it is left out of the score. *Equivalent*: no",
-        "server behaviour the contract (docs/contract.md) states can differ: a guard only a",
-        "buggy caller reaches, a cache or a defensive copy, the sealed state's defensive",
-        "parsing, or an error's wording beyond the names the contract requires it to carry.",
-        "*Survived*: a behaviour change no case catches, counted against the score.",
-        "",
-        f"- Date: {now}",
-        f"- Machine: {machine}",
-        f"- Mutants: {chosen}; wall time {wall / 60:.1f} min",
-        f"- **{result.line()}**",
-        "",
-        "Per engine file:",
-        "",
-        *breakdown(verdicts, lambda site: f"{site.module}.py"),
-        "",
-        "Per operator (`--list` prints every site; the module's docstring says what each does):",
-        "",
-        *breakdown(verdicts, kind_of),
-        "",
-        "| mutant | line | change | verdict | what caught it, or why it is equivalent |",
-        "|---|---|---|---|---|",
-    ]
-    for v in verdicts:
-        change = f"`{v.site.before}` → `{v.site.after}`".replace("|", "\\|")
-        lines.append(f"| `{v.site.id}` | {v.site.line} | {change} | {v.status} | {v.detail.replace('|', '/')} |")
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -362,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verdicts = judge(chosen, known, options.jobs, options.timeout, progress)
     wall = time.monotonic() - started
     result = score(verdicts)
-    survivors = [v for v in verdicts if v.status in ("survived", "error")]
+    survivors = [v for v in verdicts if v.status in SURVIVING]
     for v in survivors:
         print(f"{v.status}: {v.site.id} (line {v.site.line}): {v.site.change}")
     print(result.line())

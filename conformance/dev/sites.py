@@ -1,5 +1,5 @@
 """The mutation sites of the reference engine: every first-order change of the kinds
-below to its four modules, named so an ID survives edits elsewhere, and a fixed-seed
+below to its engine modules, named so an ID survives edits elsewhere, and a fixed-seed
 sample of them. `mutate` runs them.
 
 The kinds (`ast`, so no formatting or comments are involved). The first five
@@ -45,7 +45,9 @@ from pathlib import Path
 from typing import Any
 
 PACKAGE = "elicit_conformance.reference"
-ENGINE = ("rounds", "answers", "questions", "serve")
+#: Every engine file: the marker, the questions and answers, the rounds, the server,
+#: and the tasks extension's additions (the app's scenario tools are not the engine).
+ENGINE = ("markers", "questions", "answers", "rounds", "serve", "tasks")
 
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
@@ -354,7 +356,7 @@ def _short(node: ast.AST | None) -> str:
 
 
 def all_sites() -> list[Site]:
-    """Every site of the four engine modules, in module and source order."""
+    """Every site of the engine modules, in module and source order."""
     sites = []
     for module in ENGINE:
         tree = ast.parse((_engine_dir() / f"{module}.py").read_text())

@@ -14,7 +14,7 @@ from typing import Any
 from elicit_conformance.catalog import Question, Scenario, load
 from elicit_conformance.connection.wire import METHOD_NOT_FOUND
 from elicit_conformance.exceptions import RpcError
-from elicit_conformance.harness.driver import Asked, Run, as_object, unknown_message
+from elicit_conformance.harness.driver import Asked, Run, as_object, result_text, unknown_message
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
@@ -70,6 +70,24 @@ def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
             if need in questions:
                 check("ORD-7", need in flat[:index],
                       f"{param!r} was asked before {need!r}, whose answer its message quotes ({said})")
+    # Outside what a question quotes, signature order: a question declared earlier that
+    # waits on nothing a later one does not is askable whenever that one is, so it goes first.
+    declared, waits = list(questions), _waits_on(questions)
+    for index, param in enumerate(flat):
+        ahead = [p for p in flat[index + 1:] if p in declared and param in declared
+                 and declared.index(p) < declared.index(param) and waits[p] <= waits[param]]
+        check("ORD-7", not ahead,
+              f"{param!r} was asked before {ahead[0]!r} ({said}), which is declared before it and waits on "
+              f"nothing {param!r} does not: apart from what a question quotes, questions go out in signature order"
+              if ahead else "")
+
+
+def _waits_on(questions: dict[str, Question]) -> dict[str, set[str]]:
+    """Each question's parameter, with every question it waits on, directly or not."""
+    def closure(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        needs = [n for n in questions[name].needs if n in questions and n not in seen]
+        return set(needs).union(*(closure(n, seen | {name}) for n in needs))
+    return {name: closure(name) for name in questions}
 
 
 def rounds_said(run: Run, tool: str) -> str:
@@ -86,6 +104,17 @@ def _said(asked: Asked, tool: str) -> str:
     if asked.param is not None:
         return asked.param
     return f"{brief(asked.message, 120)} ({unknown_message(asked.message, tool)})"
+
+
+def refusal_said(error: dict[str, Any] | None, result: Any) -> str:
+    """How a call was refused, as a person reads it: the JSON-RPC error's code and
+    message, or the tool error result's text, or the result it returned instead."""
+    if error is not None:
+        return f"the JSON-RPC error {error.get('code')} {brief(str(error.get('message', '')), 160)}"
+    result = as_object(result)
+    if result.get("isError"):
+        return f"a tool error result, not a JSON-RPC error: {brief(result_text(result), 160)}"
+    return f"no refusal: the call returned {brief(result, 160)}"
 
 
 def names(text: str, name: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elicit_conformance.connection.wire import NO_FORM
+from elicit_conformance.grading.checks import refusal_said
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Script, drive, input_requests, result_text
@@ -109,7 +110,7 @@ async def test_era_5_handshake_client_without_form_elicitation_gets_an_error_not
 
 
 @pytest.mark.tools("body_runs", "book_destination")
-@pytest.mark.checks("ERA-7", "ERA-7/clear", "ERA-7/http")
+@pytest.mark.checks("ERA-7", "ERA-7/code", "ERA-7/http")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
 @async_case
@@ -119,8 +120,8 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     """book_destination on 2026-07-28 from a client that declared no elicitation
     capability, or only `{"url": {}}`, in its request `_meta`: the answer holds no
     form `elicitation/create` request, the call fails, and its body does not run;
-    SHOULD: the refusal is the JSON-RPC error -32021 (missing required client
-    capability); over streamable HTTP, a -32021 refusal has the status 400 (ERA-7/http)."""
+    the refusal is the JSON-RPC error -32021 (missing required client capability,
+    ERA-7/code); over streamable HTTP, a -32021 refusal has the status 400 (ERA-7/http)."""
     ref = f"{case.run_id}-era-7-{declared}"
     case.target.http_statuses.clear()
     result, error = await case.call(era, "book_destination", {"ref": ref}, elicitation=NO_FORM[declared])
@@ -132,8 +133,9 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     check("ERA-7", error is not None or bool(result.get("isError")), f"the call must fail, but returned {brief(result)}")
     runs = await case.body_runs(ref)
     check("ERA-7", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
-    should("ERA-7/clear", error is not None and error.get("code") == -32021,
-           f"the refusal is {brief(error or result)}, not -32021 (missing required client capability)")
+    check("ERA-7/code", error is not None and error.get("code") == -32021,
+          f"the refusal is {refusal_said(error, result)}; processing the call needs form elicitation, which the "
+          f"client did not declare, so it is refused with -32021 (missing required client capability)")
     if case.target.kind == "url" and error is not None and error.get("code") == -32021:
         check("ERA-7/http", status is not None and status.code == 400,
               f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")

@@ -91,6 +91,11 @@ async def test_ord_6_dig_4_earlier_answers_survive_and_unasked_keys_are_not_cred
            f"refused: {brief(run.error)}; the server should ignore what it did not ask for and go on")
     if refused:
         return
+    # 'airport' never asked and 'Rome' in the result: the unasked key sent with round 1's
+    # answer was credited (DIG-4), which is why no second round came, not a lost answer.
+    check("DIG-4", ["airport"] in run.asked_params or "Rome" not in run.text,
+          f"the call ended with {brief(run.text)} without asking 'airport': it credited the reply 'Rome' sent "
+          "under 'airport' beside round 1's answer, a key that round did not ask")
     check("ORD-6", run.asked_params == [["destination"], ["airport"]],
           f"with round 1's answer re-sent as 'Rome', the server asked {run.asked_params}; "
           "the catalog's rounds are [['destination'], ['airport']]")
