@@ -21,7 +21,10 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   `outbound` and `inbound` waiting on each other; REG-3: a tool `book`; REG-4:
   `destination` in a union arm, `destinations` a list (of the marked type, or of a type
   alias of it); REG-5, REG-6: `airport`;
-  REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`).
+  REG-7: a resolver taking the tool's `ctx`; REG-8: `seats`, asked with `response_type=str`
+  for an `int`; REG-8/generic, /literal, /generic-arm: the same with a parameter type that
+  is not a class, `list[str]`, `Literal["one", "two"]` and `list[str] | None`, each asked
+  with `response_type=int`).
   REG-1/no-signature: `seat`'s resolver is a C builtin (`max`), whose signature cannot
   be read; REG-1/not-callable: `seat`'s question is neither text nor a callable (`42`);
   REG-7/depends: `airport`'s resolver takes `home`, a tool parameter filled by an injected
@@ -38,14 +41,16 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   the callable returns a schema without the elicited parameter `seat` (REG-5/literal-value:
   its resolver returns `Literal["window", "aisle"] | Elicit[str]` for a `str`; REG-8/fits-*:
   `seat` takes a `response_type` it can hold: `int` for `int | str`, a subclass of
-  its model, `int` for `Any`, a multiple-choice shorthand for a `list[str]`, and a
-  single-choice shorthand for a `str`; REG-9/optional-union: `Optional[str]` spelled with
+  its model, `int` for `Any`, a multiple-choice shorthand for a `list[str]`, a
+  single-choice shorthand for a `str`, and (REG-8/fits-generic) `list[Literal["wifi", "meal"]]`
+  for the same `list[Literal["wifi", "meal"]]`; REG-9/optional-union: `Optional[str]` spelled with
   `typing.Optional` inside `Annotated`).
 - `REG-11/resolver`: right too: `seat: int | str` is asked by a resolver with no declared
   return type, which asks for `int`; what a resolver asks shows only when it runs, so the
   union (which no fixed question could ask) registers.
-- `RES-2/partial`: right too: `seat`'s resolver is a `functools.partial` binding the
-  resolver's first argument (`kind`), the other (`ref`) a tool argument.
+- `RES-2/partial`, `RES-2/partial-keyword`: right too: `seat`'s resolver is a
+  `functools.partial` binding the resolver's first argument (`kind`), positionally and by
+  keyword (`partial(ask, kind="seat")`), the other (`ref`) a tool argument.
 - `REG-9/spelling-bare`, `-called`, `-named`, `-keyword`, `-added`: one tool `book(ref,
   seat)` registered each way the framework documents (in fastmcp: `@server.tool`,
   `@server.tool()`, `@server.tool("book", description=...)`, `@server.tool(name="book")`,
@@ -56,6 +61,10 @@ case in docs/behaviour.md describes) on a fresh server and returns that tool's i
   `greet` asking `name` (registered `@server.prompt`, `@server.prompt()`,
   `@server.prompt("greet", ...)`), and a resource template `weather` asking `units`:
   each either registers (works) or raises a deliberate registration error (REG/refusal).
+- `ERA-6/plain`, `ERA-6/plain-called`, `ERA-6/plain-named`: an ordinary prompt `tips(city)`
+  with no marker, registered `@server.prompt`, `@server.prompt()` and `@server.prompt("tips")`
+  on a fresh server: the callable returns the prompts that server lists, as a mapping from
+  name to argument names (`{"tips": ["city"]}`); `tips` must be among them.
 
 See `reference/app/registration_probes.py` for the reference's adapter.
 """
@@ -64,8 +73,8 @@ from __future__ import annotations
 
 MUST_RAISE = (
     "REG-1", "REG-1/no-signature", "REG-1/not-callable", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-10/name",
-    "REG-10/type", "REG-11",
+    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-8/generic",
+    "REG-8/literal", "REG-8/generic-arm", "REG-10/name", "REG-10/type", "REG-11",
 )
 #: How a framework builds a tool object decides what this registration means: where the
 #: marker is foreign to its plain builder the marker would be lost, so it must be
@@ -74,9 +83,9 @@ MUST_RAISE = (
 REFUSED_OR_HONOURED = ("REG-10/prebuilt",)
 MUST_REGISTER = (
     "REG-5/literal-value", "REG-8/fits-arm", "REG-8/fits-subclass", "REG-8/fits-any",
-    "REG-8/fits-choices", "REG-8/fits-choice",
+    "REG-8/fits-choices", "REG-8/fits-choice", "REG-8/fits-generic",
     "REG-9/optional-inside", "REG-9/optional-union", "REG-9/optional-outside", "REG-9/type-alias", "REG-9/partial",
-    "RES-2/partial", "REG-11/resolver",
+    "RES-2/partial", "RES-2/partial-keyword", "REG-11/resolver",
 )
 #: Each way the framework documents to register a tool: the tool is listed (its
 #: argument `ref` in the schema) and `seat` is hidden, whichever is used.
@@ -85,13 +94,17 @@ SPELLINGS = (
     "REG-9/spelling-added", "REG-9/spelling-tool-object",
 )
 MAY_RAISE = ("ERA-6", "ERA-6/prompt-called", "ERA-6/prompt-named", "ERA-6/resource")
+#: An ordinary prompt, each way it can be registered: refusing markers on prompts must
+#: leave prompts without one alone, so it registers and is listed.
+PLAIN_PROMPTS = ("ERA-6/plain", "ERA-6/plain-called", "ERA-6/plain-named")
 #: What a clear registration error names, per probe (SHOULD, row REG/clear).
 NAMED = {
     "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-1/not-callable": ("seat",),
     "REG-2": ("outbound", "inbound"),
     "REG-3": ("book",), "REG-4/union": ("destination",), "REG-4/list": ("destinations",),
     "REG-4/list-alias": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
-    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",), "REG-10/name": ("seat",),
+    "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",),
+    "REG-8/generic": ("seats",), "REG-8/literal": ("seats",), "REG-8/generic-arm": ("seats",), "REG-10/name": ("seat",),
     "REG-10/type": ("seat",), "REG-10/prebuilt": ("seat",), "REG-11": ("seat",),
 }
 #: Besides `NAMED` and the tool `book`: the resolvers and missing names a refusal may name instead.

@@ -635,6 +635,9 @@ REG_ERRORS = {
     "REG-7/depends": "takes 'home', which the framework injects only after elicitation",
     "REG-5/plain": "declares it elicits <class 'int'>, but the parameter is annotated <class 'str'>",
     "REG-8": "but its Elicit asks for <class 'str'>, which the parameter cannot hold",
+    "REG-8/generic": "'seats' of 'book' is annotated list[str] but its Elicit asks for <class 'int'>",
+    "REG-8/literal": "'seats' of 'book' is annotated typing.Literal['one', 'two'] but its Elicit asks for <class 'int'>",
+    "REG-8/generic-arm": "'seats' of 'book' is annotated list[str] but its Elicit asks for <class 'int'>",
     "REG-10/name": "cannot be resolved (name 'NotImported' is not defined), so the Elicit markers of 'seat'",
     "REG-10/type": "cannot be resolved (unsupported operand type(s) for |: 'type' and 'str'), so the Elicit markers of 'seat'",
     "REG-11": "Parameter 'seat' of 'book' cannot be asked as typing.Union[int, str]",
@@ -645,7 +648,7 @@ REG_ERRORS = {
     "ERA-6/resource": "a resource has no channel to ask the user",
 }
 #: Probes whose wiring is right: they register and hide `seat`.
-REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9", "RES-2/partial", "REG-11/resolver")
+REGISTERS = ("REG-5/literal-value", "REG-8/fits-", "REG-9", "RES-2/partial", "REG-11/resolver", "ERA-6/plain")
 
 
 @pytest.mark.parametrize("case", list(REG_ERRORS))

@@ -28,6 +28,7 @@ from elicit_conformance.registration import (
     MUST_RAISE,
     MUST_REGISTER,
     NAMED,
+    PLAIN_PROMPTS,
     REFUSED_OR_HONOURED,
     SPELLINGS,
     is_refusal,
@@ -144,6 +145,24 @@ def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, pr
     template, declaring a question either register or raise a deliberate
     registration error."""
     _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)", "ERA-6")
+
+
+@pytest.mark.parametrize("probe_id", _params(PLAIN_PROMPTS))
+def test_era_6_an_ordinary_prompt_registers_and_is_listed(target: Target, probe_id: str) -> None:
+    """In-process, through the registration adapter: a prompt `tips(city)` with no
+    marker, registered each documented way, registers and is listed with its argument
+    `city`: refusing markers on prompts leaves ordinary prompts alone."""
+    register = probe(target, probe_id)
+    try:
+        listed = register()
+    except Exception as error:  # noqa: BLE001 - the verdict is that it raised
+        check("ERA-6", False, f"{probe_id}: an ordinary prompt with no marker was refused: "
+              f"{type(error).__name__}: {brief(str(error), 200)}")
+    listed = listed if isinstance(listed, dict) else {}
+    check("ERA-6", "tips" in listed, f"{probe_id}: the prompt 'tips', registered without an error and without any "
+          f"marker, is not listed: the server lists {sorted(listed) or 'no prompt'}")
+    check("ERA-6", "city" in (listed["tips"] or ()), f"{probe_id}: the prompt 'tips' is listed without its argument "
+          f"'city' (arguments {listed['tips']})")
 
 
 @pytest.mark.checks("ERA-6")

@@ -180,6 +180,36 @@ def response_type_does_not_fit() -> dict[str, Any]:
     return _schema_of(book)
 
 
+def response_type_does_not_fit_a_generic() -> dict[str, Any]:
+    def book(seats: Annotated[list[str], Elicit("Which seats?", response_type=int)]) -> str:
+        return ",".join(seats)
+
+    return _schema_of(book)
+
+
+def response_type_does_not_fit_a_literal() -> dict[str, Any]:
+    def book(seats: Annotated[Literal["one", "two"], Elicit("How many seats?", response_type=int)]) -> str:
+        return seats
+
+    return _schema_of(book)
+
+
+def response_type_does_not_fit_a_generic_arm() -> dict[str, Any]:
+    def book(seats: Annotated[list[str] | None, Elicit("Which seats?", response_type=int)] = None) -> str:
+        return ",".join(seats or [])
+
+    return _schema_of(book)
+
+
+def generic_response_type_fits() -> dict[str, Any]:
+    extras = list[Literal["wifi", "meal"]]
+
+    def book(seat: Annotated[extras, Elicit("Which extras?", response_type=extras)]) -> str:
+        return ",".join(seat)
+
+    return _schema_of(book)
+
+
 class Place(BaseModel):
     name: str
 
@@ -347,11 +377,19 @@ def prebuilt_without_declaring() -> dict[str, Any]:
     return _listed(server)
 
 
-def partial_resolver() -> dict[str, Any]:
-    def ask(kind: str, ref: str) -> Elicit[str]:
-        return Elicit(f"Which {kind} for {ref}?", response_type=str)
+def _ask_kind(kind: str, ref: str) -> Elicit[str]:
+    return Elicit(f"Which {kind} for {ref}?", response_type=str)
 
-    def book(ref: str, seat: Annotated[str, Elicit(functools.partial(ask, "seat"))]) -> str:
+
+def partial_resolver() -> dict[str, Any]:
+    def book(ref: str, seat: Annotated[str, Elicit(functools.partial(_ask_kind, "seat"))]) -> str:
+        return seat
+
+    return _schema_of(book)
+
+
+def keyword_partial_resolver() -> dict[str, Any]:
+    def book(ref: str, seat: Annotated[str, Elicit(functools.partial(_ask_kind, kind="seat"))]) -> str:
         return seat
 
     return _schema_of(book)
@@ -377,6 +415,37 @@ def on_prompt_called() -> dict[str, Any]:
 def on_prompt_named() -> dict[str, Any]:
     DeclarativeFastMCP("probe").prompt("greet", description="Greets.")(_greeting())  # `@server.prompt("greet", ...)`
     return {}
+
+
+def _tips() -> Callable[..., str]:
+    def tips(city: str) -> str:
+        return f"Three things to do in {city}"
+
+    return tips
+
+
+def _prompts_listed(server: DeclarativeFastMCP) -> dict[str, Any]:
+    """The prompts `server` lists, by name with their arguments, as a client would see them."""
+    return {prompt.name: [argument.name for argument in prompt.arguments or ()]
+            for prompt in asyncio.run(server.list_prompts())}
+
+
+def plain_prompt() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.prompt(_tips())  # `@server.prompt`
+    return _prompts_listed(server)
+
+
+def plain_prompt_called() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.prompt()(_tips())  # `@server.prompt()`
+    return _prompts_listed(server)
+
+
+def plain_prompt_named() -> dict[str, Any]:
+    server = DeclarativeFastMCP("probe")
+    server.prompt("tips")(_tips())  # `@server.prompt("tips")`
+    return _prompts_listed(server)
 
 
 def on_resource() -> dict[str, Any]:
@@ -405,6 +474,10 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-7": resolver_takes_context,
     "REG-7/depends": resolver_takes_a_dependency,
     "REG-8": response_type_does_not_fit,
+    "REG-8/generic": response_type_does_not_fit_a_generic,
+    "REG-8/literal": response_type_does_not_fit_a_literal,
+    "REG-8/generic-arm": response_type_does_not_fit_a_generic_arm,
+    "REG-8/fits-generic": generic_response_type_fits,
     "REG-8/fits-arm": response_type_is_an_arm,
     "REG-8/fits-subclass": response_type_is_a_subclass,
     "REG-8/fits-any": anything_fits_any,
@@ -422,6 +495,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-9/spelling-added": spelled_added,
     "REG-9/spelling-tool-object": spelled_as_tool_object,
     "RES-2/partial": partial_resolver,
+    "RES-2/partial-keyword": keyword_partial_resolver,
     "REG-10/name": unresolvable_name,
     "REG-10/type": unresolvable_expression,
     "REG-10/prebuilt": prebuilt_without_declaring,
@@ -431,4 +505,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "ERA-6/prompt-called": on_prompt_called,
     "ERA-6/prompt-named": on_prompt_named,
     "ERA-6/resource": on_resource,
+    "ERA-6/plain": plain_prompt,
+    "ERA-6/plain-called": plain_prompt_called,
+    "ERA-6/plain-named": plain_prompt_named,
 }
