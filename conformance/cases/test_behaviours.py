@@ -36,6 +36,7 @@ from elicit_conformance.cases.behaviours.eras import (
     test_era_3_hand_returned_ask_is_gated_by_era,
     test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang,
     test_era_7_modern_client_without_form_elicitation_is_not_asked,
+    test_res_1_a_resolver_that_answers_needs_no_elicitation_from_the_client,
 )
 from elicit_conformance.cases.behaviours.security import (
     test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run,
@@ -68,6 +69,7 @@ __all__ = [
     "test_era_3_hand_returned_ask_is_gated_by_era",
     "test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang",
     "test_era_7_modern_client_without_form_elicitation_is_not_asked",
+    "test_res_1_a_resolver_that_answers_needs_no_elicitation_from_the_client",
     "test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run",
     "test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected",
     "test_sec_3_malformed_replies_never_reach_the_body",

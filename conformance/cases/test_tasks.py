@@ -24,7 +24,7 @@ from elicit_conformance.harness.driver import Script, as_object, read_requests
 from elicit_conformance.harness.tasked import Episode, TaskRun, drive_task, poll_task
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
-from elicit_conformance.verdict import check
+from elicit_conformance.verdict import check, should
 
 CATALOG = load()
 #: The catalog's scenarios whose tool runs as a task on a task-capable target.
@@ -220,6 +220,35 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
         check("ERA-7/code", run.error is not None and run.error.get("code") == -32021,
               f"the tasked call was refused with {refusal_said(run.error, run.result)}; making the task needs "
               "form elicitation, which the client did not declare, so it is refused with -32021")
+
+
+@pytest.mark.tools()
+@pytest.mark.checks("TASK-1/clear")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_1_an_unknown_tool_is_refused_as_without_the_extension(case: Case, era: str) -> None:
+    """`tools/call` of a tool the target does not have, from a client declaring the
+    tasks extension and from one that does not: the same JSON-RPC error code (or the
+    same kind of result) both ways; the extension is no reason for an internal error."""
+    name = "no_such_tool_elicit_conformance"
+
+    async def answer(peer: Any) -> tuple[Any, dict[str, Any] | None]:
+        try:
+            # Not call_tool, which reads a tool the target lacks as a case not testable.
+            return await peer.request("tools/call", {"name": name, "arguments": {}}), None
+        except RpcError as error:
+            return None, error.error
+
+    async with case.task_peer() as peer:
+        tasked, tasked_error = await answer(peer)
+    async with case.peer(era) as peer:
+        plain, plain_error = await answer(peer)
+    plain_code = plain_error.get("code") if plain_error is not None else None
+    tasked_code = tasked_error.get("code") if tasked_error is not None else None
+    should("TASK-1/clear", tasked_code == plain_code and (tasked_error is None) == (plain_error is None),
+           f"calling the unknown tool {name!r} with the tasks extension declared gave "
+           f"{refusal_said(tasked_error, tasked)}, without it {refusal_said(plain_error, plain)}; the extension "
+           "changes nothing for a call that cannot become a task")
 
 
 @pytest.mark.tools("book_trip")

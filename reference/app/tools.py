@@ -107,7 +107,7 @@ def airport_unless_obvious(destination: str) -> str | Elicit[str]:
     return Elicit(f"Which airport in {destination}?", response_type=str)
 
 
-@app.tool
+@app.tool(task=TASK)
 def book_from(destination: str, airport: Annotated[str, Elicit(airport_unless_obvious)]) -> str:
     """Book a flight from a given destination; London's airport is known, others are asked (ORD-3, RES-1, RES-2)."""
     return f"{destination}/{airport}"

@@ -139,3 +139,23 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     if case.target.kind == "url" and error is not None and error.get("code") == -32021:
         check("ERA-7/http", status is not None and status.code == 400,
               f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")
+
+
+@pytest.mark.tools("book_from")
+@pytest.mark.checks("RES-1")
+@pytest.mark.parametrize("declared", list(NO_FORM))
+@async_case
+async def test_res_1_a_resolver_that_answers_needs_no_elicitation_from_the_client(
+    case: Case, declared: str, era: str,
+) -> None:
+    """book_from with destination London (its resolver answers LHR without asking),
+    from a client that declared no elicitation capability, or only `{"url": {}}`, and
+    not the tasks extension: nothing needs asking, so the call completes with
+    'London/LHR'. The tool may also run as a task; called in the foreground, it is
+    not refused for a question it never asks."""
+    scenario = case.scenario("RES-1")
+    result, error = await case.call(era, scenario.tool, scenario.arguments, elicitation=NO_FORM[declared])
+    check("RES-1", error is None and not result.get("isError") and result_text(result) == scenario.expect.result,
+          f"from a client that declared {declared!r}, {scenario.tool} with {scenario.arguments} ended with "
+          f"{refusal_said(error, result) if error is not None or result.get('isError') else brief(result_text(result))}; "
+          f"its resolver answers without asking, so it completes with {scenario.expect.result!r} for any client")
