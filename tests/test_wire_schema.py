@@ -27,7 +27,7 @@ def test_a_conforming_round_and_result_pass() -> None:
 
 
 @pytest.mark.parametrize(("revision", "answer", "said"), [
-    (MODERN, {"result": {"content": [{"type": "text", "text": "x"}]}}, "resultType: Field required"),
+    (MODERN, {"result": {"content": [{"type": "text", "text": "x"}]}}, "at result: 'resultType' is a required property"),
     (MODERN, {"result": {"resultType": "input_required", "inputRequests": {"d": {**ASK, "params": {
         **ASK["params"], "requestedSchema": {"type": "object", "properties": {"value": {"$ref": "#/$defs/E"}}}}}}}},
      "none of the schema's PrimitiveSchemaDefinitions"),
@@ -35,6 +35,13 @@ def test_a_conforming_round_and_result_pass() -> None:
      "requiredCapabilities"),
     (MODERN, {"error": {"code": "bad", "message": "m"}}, "error.code"),
     (HANDSHAKE, {"result": {"tools": [{"name": 5}]}}, "the tools/list result does not validate"),
+    # What mcp_types' models let through: null where the schema has an optional string or object.
+    (MODERN, {"result": {"resultType": "input_required", "inputRequests": {"d": {**ASK, "params": {
+        **ASK["params"], "requestedSchema": {"type": "object", "properties": {
+            "value": {"type": "string", "default": None}}}}}}}}, "closest: at default: null is not of type 'string'"),
+    (MODERN, {"error": {"code": -32021, "message": "m", "data": {"requiredCapabilities": {
+        "elicitation": {"form": {}, "url": None}, "sampling": None}}}},
+     "null is not of type 'object'"),
 ])
 def test_each_kind_of_wrong_message_is_named(revision: str, answer: dict[str, Any], said: str) -> None:
     method = "tools/list" if "tools" in answer.get("result", {}) else "tools/call"
@@ -83,7 +90,7 @@ def test_the_legacy_titled_choice_is_a_titled_single_choice_on_both_revisions() 
         assert form_problem(legacy, "titled single", revision) is None
     assert titled(legacy) == {("a", "A")}
     # An untitled enum is still no titled choice, nor are names that are not a list.
-    assert "oneOf: Field required" in (form_problem({"type": "string", "enum": ["a"]}, "titled single", MODERN) or "")
+    assert "'oneOf' is a required property" in (form_problem({"type": "string", "enum": ["a"]}, "titled single", MODERN) or "")
     assert form_problem({**legacy, "enumNames": "A"}, "titled single", MODERN) is not None
 
 
@@ -92,3 +99,17 @@ def test_result_type() -> None:
     assert result_type_problem("tools/call", {"resultType": "input_required", "inputRequests": {}}) is None
     assert "no resultType" in (result_type_problem("tools/list", {"tools": []}) or "")
     assert "says 'input_required'" in (result_type_problem("tools/call", {"resultType": "complete", "requestState": "s"}) or "")
+
+
+def test_the_judge_is_the_published_schema_pinned_by_digest() -> None:
+    """Each revision's schema is the file SOURCE.md names, byte for byte: a copy that
+    drifted would judge by something the specification never said."""
+    from importlib import resources
+    import hashlib
+
+    from elicit_conformance.grading.wire_schema import SCHEMAS
+
+    folder = resources.files("elicit_conformance.grading").joinpath("schemas")
+    for revision, digest in SCHEMAS.items():
+        assert hashlib.sha256(folder.joinpath(f"{revision}.json").read_bytes()).hexdigest() == digest, revision
+        assert digest in folder.joinpath("SOURCE.md").read_text() or "wire_schema.py" in folder.joinpath("SOURCE.md").read_text()

@@ -24,12 +24,13 @@ from elicit_conformance.verdict import check
 
 #: Scenarios whose messages are judged: rounds of strings, a titled choice and a
 #: model (BAT-3, TYP-2), bounds and labels (TYP-6), every enum form (TYP-9), a
-#: declined question (OPT-3) and an answer refused (TYP-4).
-SWEEP = ("BAT-3", "TYP-2", "TYP-6", "TYP-9", "OPT-3", "TYP-4")
+#: declined question (OPT-3), an answer refused (TYP-4) and an optional question
+#: whose default is None (OPT-1: a default no form field holds, offered or not).
+SWEEP = ("BAT-3", "TYP-2", "TYP-6", "TYP-9", "OPT-3", "TYP-4", "OPT-1")
 LISTINGS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 
 
-@pytest.mark.tools("book_destination", "book_trip", "book_preferences", "book_luggage", "book_choices")
+@pytest.mark.tools("book_destination", "book_trip", "book_preferences", "book_luggage", "book_choices", "book_seat")
 @pytest.mark.checks("WIR-1", "WIR-2")
 @pytest.mark.transcript_varies(LISTING_VARIES)
 @async_case

@@ -69,8 +69,9 @@ RULES: tuple[tuple[str, str], ...] = (
      "(each probe's tool is named `book`) or the name that cannot be resolved (REG/refusal; see "
      "conformance/registration.py)."),
     ("Every message as the specification's schema defines it.",
-     "Each message is judged against the schema of the revision in use (WIR-1; the MCP Python "
-     "SDK's `mcp_types` is the judge): on 2026-07-28 every result states `resultType` (WIR-2), and "
+     "Each message is judged against the schema of the revision in use (WIR-1; the "
+     "specification's published JSON Schema is the judge, so a `null` where the schema has an "
+     "optional string or object fails): on 2026-07-28 every result states `resultType` (WIR-2), and "
      "a refusal for a capability the client did not declare is the error -32021 whose "
      "`data.requiredCapabilities` is a `ClientCapabilities` object naming what is missing, e.g. "
      "`{\"requiredCapabilities\": {\"elicitation\": {\"form\": {}}}}` (not a list of names), "
@@ -114,7 +115,7 @@ SCHEMA_NOTE = (
     "column is the title and description the question declares, which label its `value` "
     "field (TYP-6, GEN-1); what the suite checks of each is in the TYP and GEN rows. "
     "Every message is also judged against the specification's own schema for the revision "
-    "in use (WIR-1, by the MCP Python SDK's generated types, `mcp_types`): a requested "
+    "in use (WIR-1, by the specification's published JSON Schema for it): a requested "
     "schema's properties are each one of its `PrimitiveSchemaDefinition`s, a choice in the "
     "SEP-1330 enum form its question shows here (TYP-9: `enum`, `oneOf`, `items.enum` with "
     "`items.type` `string`, or `items.anyOf`)."

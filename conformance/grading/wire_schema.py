@@ -1,44 +1,51 @@
 """What the specification's schema says of the messages a server sent (WIR-1, TYP-9).
 
-The judge is `mcp_types`, the MCP Python SDK's generated wire types, one package
-per schema revision: the suite never writes a message's shape by hand. Its public
-surface (`mcp_types.methods`) validates each method's result, request and
-notification for a revision; two things it leaves loose are taken from the
-revision's own package, where `mcp_types` defines them as the schema does:
+The judge is the revision's JSON Schema itself (`schemas/`, the specification's
+published `schema.json`, pinned by commit and digest: `schemas/SOURCE.md`), "the
+source of truth for all protocol messages and structures". Not a model generated
+from it: `mcp_types`' pydantic models accept `null` where the schema has an
+optional object or string, so a server answering `"default": null`, or a -32021
+`data` full of nulls, would pass them.
 
-- a requested schema's `properties` are `dict[str, Any]` on the surface, but the
-  specification types each one as a `PrimitiveSchemaDefinition`;
-- a -32021 error is a generic JSON-RPC error there, but the 2026-07-28 schema
-  defines it as `MissingRequiredClientCapabilityError`, whose `data` names the
-  missing capabilities as a `ClientCapabilities` object.
-
+Which definition judges a message is read from the schema too: a request's
+method is the `const` of a `*Request` definition's `method`, and its result is
+that definition's `*ResultResponse` (2026-07-28, where a call may also answer an
+`InputRequiredResult`) or `*Result`; an error is a `JSONRPCErrorResponse`, and a
+-32021 on 2026-07-28 a `MissingRequiredClientCapabilityError`, whose `data` names
+the missing capabilities as a `ClientCapabilities` object. Each property of a
+requested form schema is a `PrimitiveSchemaDefinition`, said of the property.
 A method the revision's schema does not define (an extension's, such as the tasks
-extension's `tasks/get`) is not judged.
+extension's `tasks/get` on 2026-07-28) is not judged.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator, Mapping
 from functools import cache
+from importlib import resources
 from typing import Any
 
-import mcp_types._v2025_11_25 as v2025
-import mcp_types._v2026_07_28 as v2026
-from mcp_types import jsonrpc, methods
-from pydantic import TypeAdapter, ValidationError
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
 
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
-__all__ = ["FORMS", "form_problem", "problems", "result_type_problem", "result_type_problems"]
+__all__ = ["FORMS", "SCHEMAS", "form_problem", "problems", "result_type_problem", "result_type_problems"]
 
-_PACKAGES = {MODERN: v2026}
-#: Every revision before 2026-07-28 validates against the 2025-11-25 schema.
-_LEGACY = v2025
+#: The published schema of each revision judged by its own, with its sha256 (SOURCE.md).
+SCHEMAS = {
+    "2025-11-25": "268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7",
+    MODERN: "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203",
+}
+#: Every revision before 2025-11-25 validates against the 2025-11-25 schema.
+_LEGACY = "2025-11-25"
 #: JSON-RPC "missing required client capability" (2026-07-28).
 MISSING_CAPABILITY = -32021
 
-#: The SEP-1330 enum forms, by the model each revision's schema gives them.
+#: The SEP-1330 enum forms, by the definition each revision's schema gives them.
 FORMS = {
     "untitled single": "UntitledSingleSelectEnumSchema",
     "titled single": "TitledSingleSelectEnumSchema",
@@ -47,13 +54,42 @@ FORMS = {
 }
 
 
-def _package(revision: str) -> Any:
-    return _PACKAGES.get(revision, _LEGACY)
+@cache
+def _definitions(revision: str) -> dict[str, Any]:
+    """The revision's schema definitions, from the pinned file (its digest checked)."""
+    name = revision if revision in SCHEMAS else _LEGACY
+    raw = resources.files("elicit_conformance.grading").joinpath("schemas", f"{name}.json").read_bytes()
+    if hashlib.sha256(raw).hexdigest() != SCHEMAS[name]:
+        raise RuntimeError(f"schemas/{name}.json is not the published schema pinned in SOURCE.md: reinstall the suite")
+    return dict(json.loads(raw)["$defs"])
 
 
 @cache
-def _adapter(revision: str, name: str) -> TypeAdapter[Any]:
-    return TypeAdapter(getattr(_package(revision), name))
+def _validator(revision: str, name: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _definitions(revision)})
+
+
+@cache
+def _by_method(revision: str) -> dict[str, str]:
+    """Each method the schema defines, to the definition of its request or notification."""
+    found = {}
+    for name, definition in _definitions(revision).items():
+        method = (definition.get("properties") or {}).get("method") if isinstance(definition, dict) else None
+        if name.endswith(("Request", "Notification")) and isinstance(method, dict) and "const" in method:
+            found[method["const"]] = name
+    return found
+
+
+def _result_of(revision: str, method: str) -> tuple[str, bool] | None:
+    """The definition judging `method`'s result, and whether it judges the whole message."""
+    request = _by_method(revision).get(method)
+    if request is None or not request.endswith("Request"):
+        return None
+    result = request.removesuffix("Request") + "Result"
+    definitions = _definitions(revision)
+    if result + "Response" in definitions:
+        return result + "Response", True
+    return (result, False) if result in definitions else None
 
 
 def _sent(messages: list[tuple[str, dict[str, Any]]]) -> Iterator[tuple[dict[str, Any], str | None]]:
@@ -85,33 +121,25 @@ def result_type_problems(messages: list[tuple[str, dict[str, Any]]]) -> Iterator
 
 def _problems_of(message: dict[str, Any], answering: str | None, revision: str) -> Iterator[str]:
     if "error" in message:
-        yield from _error_problems(message, answering, revision)
+        what = f"the error answering {answering or 'a request'}"
+        error = message.get("error")
+        if revision == MODERN and isinstance(error, dict) and error.get("code") == MISSING_CAPABILITY:
+            yield from _refused(f"{what} (-32021)", revision, "MissingRequiredClientCapabilityError", message)
+        else:
+            yield from _refused(what, revision, "JSONRPCErrorResponse", message)
     elif "result" in message:
-        if answering is None or (answering, revision) not in methods.SERVER_RESULTS:
+        judged = _result_of(revision, answering) if answering is not None else None
+        if judged is None:
             return
         what = f"the {answering} result"
-        yield from _refused(what, lambda: methods.validate_server_result(answering, revision, message["result"]))
-        yield from _requested_schema_problems(what, _input_requests(message["result"]), revision)
-    elif "id" in message and "method" in message:
+        said = list(_requested_schema_problems(what, _input_requests(message["result"]), revision))
+        name, whole = judged
+        yield from said or _refused(what, revision, name, message if whole else message["result"])
+    elif "method" in message and (name := _by_method(revision).get(str(message["method"]))) is not None:
         method = message["method"]
-        if (method, revision) not in methods.SERVER_REQUESTS:
-            return
-        what = f"the {method} request"
-        yield from _refused(what, lambda: methods.parse_server_request(method, revision, message.get("params")))
-        yield from _requested_schema_problems(what, [message], revision)
-    elif "method" in message and (message["method"], revision) in methods.SERVER_NOTIFICATIONS:
-        method = message["method"]
-        yield from _refused(f"the {method} notification",
-                            lambda: methods.parse_server_notification(method, revision, message.get("params")))
-
-
-def _error_problems(message: dict[str, Any], answering: str | None, revision: str) -> Iterator[str]:
-    what = f"the error answering {answering or 'a request'}"
-    yield from _refused(what, lambda: jsonrpc.JSONRPCError.model_validate(message))
-    error = message.get("error")
-    if revision == MODERN and isinstance(error, dict) and error.get("code") == MISSING_CAPABILITY:
-        yield from _refused(f"{what} (-32021, MissingRequiredClientCapabilityError)",
-                            lambda: _adapter(revision, "MissingRequiredClientCapabilityError").validate_python(message))
+        what = f"the {method} {'request' if 'id' in message else 'notification'}"
+        said = list(_requested_schema_problems(what, [message], revision))
+        yield from said or _refused(what, revision, name, message)
 
 
 def _input_requests(result: Any) -> list[dict[str, Any]]:
@@ -129,44 +157,54 @@ def _requested_schema_problems(what: str, requests: list[dict[str, Any]], revisi
             continue
         properties = params["requestedSchema"].get("properties")
         for name, schema in (properties.items() if isinstance(properties, dict) else ()):
-            try:
-                _adapter(revision, "PrimitiveSchemaDefinition").validate_python(schema)
-            except ValidationError:
+            error = best_match(_validator(revision, "PrimitiveSchemaDefinition").iter_errors(schema))
+            if error is not None:
                 yield (f"{what} asks {params.get('message')!r} with the property {name!r} as {brief(schema, 160)}, "
                        "which is none of the schema's PrimitiveSchemaDefinitions (a string, number, integer or "
-                       "boolean, or a SEP-1330 enum form): a form field holds one flat value")
+                       f"boolean, or a SEP-1330 enum form; closest: {_said(error)}): a form field holds one flat value")
 
 
 def form_problem(schema: Any, form: str, revision: str) -> str | None:
     """Why `schema` (a question's value schema) is not in the SEP-1330 enum `form` of
     `revision`'s schema; None when it is. Each form has its own distinguishing key
-    (`enum`, `oneOf`, `items.enum`, `items.anyOf`), which must be there: the models
-    ignore keys they do not define, so a legacy choice is recognized by its `enumNames`.
+    (`enum`, `oneOf`, `items.enum`, `items.anyOf`), which must be there; the schema lets
+    other keys be, so a legacy choice is recognized by its `enumNames`.
     The legacy titled form (`enum` + `enumNames`, LegacyTitledEnumSchema) is in both
     revisions' schemas: deprecated ("Use TitledSingleSelectEnumSchema instead"), not
     forbidden, so it is a titled single choice too."""
     name = FORMS[form]
     if form == "titled single" and isinstance(schema, dict) and "enumNames" in schema:
         name = "LegacyTitledEnumSchema"  # the schema's other titled single form (deprecated, still allowed)
-    try:
-        _adapter(revision, name).validate_python(schema)
-    except ValidationError as error:
-        return f"not the {form} choice form ({name}): {_said(error)}"
-    return None
+    error = best_match(_validator(revision, name).iter_errors(schema))
+    return None if error is None else f"not the {form} choice form ({name}): {_said(error)}"
 
 
-def _refused(what: str, validate: Any) -> Iterator[str]:
-    try:
-        validate()
-    except ValidationError as error:
-        yield f"{what} does not validate: {_said(error)}"
+def _refused(what: str, revision: str, name: str, instance: Any) -> Iterator[str]:
+    error = best_match(_validator(revision, name).iter_errors(instance))
+    if error is not None:
+        yield f"{what} does not validate against the {revision} schema's {name}: {_said(error)}"
 
 
-def _said(error: ValidationError, limit: int = 3) -> str:
-    """pydantic's findings as one line: where, and what, for the first few."""
-    found = [f"{'.'.join(str(p) for p in e['loc']) or 'the message'}: {e['msg']}" for e in error.errors()[:limit]]
-    more = error.error_count() - limit
-    return "; ".join(found) + (f" (and {more} more)" if more > 0 else "")
+def _said(error: ValidationError) -> str:
+    """One finding as a line: where (a JSON path), and what, values quoted as JSON. An
+    `anyOf` that no form satisfies is said by the closest form's finding."""
+    while error.context:
+        error = _closest(error.context)
+    where = ".".join(str(part) for part in error.absolute_path) or "the message"
+    what, shown = error.message, repr(error.instance)
+    if what.startswith(shown):
+        value = json.dumps(error.instance, default=repr)
+        what = (value if len(value) <= 80 else value[:77] + "...") + what[len(shown):]
+    return f"at {where}: {what}"
+
+
+def _closest(context: list[ValidationError]) -> ValidationError:
+    """The finding of the form that came nearest: the fewest findings, then the deepest."""
+    forms: dict[Any, list[ValidationError]] = {}
+    for error in context:
+        forms.setdefault(error.relative_schema_path[0], []).append(error)
+    nearest = min(forms.values(), key=lambda found: (len(found), -max(len(e.absolute_path) for e in found)))
+    return best_match(nearest) or nearest[0]
 
 
 def result_type_problem(method: str, result: Mapping[str, Any]) -> str | None:

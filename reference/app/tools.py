@@ -34,7 +34,7 @@ app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_en
 # Background tasks need the `tasks` extra (fastmcp-tasks). Without it the tools
 # the catalog marks "task" are ordinary tools and the TASK cases read "not implemented".
 if importlib.util.find_spec("fastmcp_tasks") is not None:
-    from elicit_conformance.reference.tasks import DeclarativeTasks
+    from elicit_conformance.reference.tasks import AsksInsideTheTask, DeclarativeTasks
 
     # A worker that goes away holding a task's message (a process that died; likely
     # also an in-process connection's worker torn down while a read of the shared
@@ -49,8 +49,11 @@ if importlib.util.find_spec("fastmcp_tasks") is not None:
     # state change of each tasked case (50 ms made the TASK cases 2.0 s of a 6 s run;
     # 5 ms makes them 0.7 s). A deployment with real clients would choose a longer one.
     TASK: TaskConfig | bool = TaskConfig(mode="optional", poll_interval=timedelta(milliseconds=5))
+    # One catalog tool makes its task first and asks inside it (also legal), so the in-task
+    # path (tasks/get's order, tasks/update in parts) runs on the reference too (TASK-2, TASK-3).
+    INSIDE: TaskConfig | bool = AsksInsideTheTask(mode="optional", poll_interval=timedelta(milliseconds=5))
 else:
-    TASK = False
+    TASK = INSIDE = False
 
 #: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3) and
 #: question copy per `ref` (DIG-1), shared by every process of one deployment.
@@ -76,14 +79,15 @@ def book_destination(
     return f"Booked a flight to {destination}"
 
 
-@app.tool(task=TASK)
+@app.tool(task=INSIDE)
 def book_trip(
     ref: str,
     destination: Annotated[str, Elicit("Where would you like to fly?")],
     date: Annotated[str, Elicit("When would you like to fly?")],
     cabin: Annotated[str, Elicit("Which cabin class?")],
 ) -> str:
-    """Book a trip; where, when and in which cabin are asked of the user in one round (BAT-3)."""
+    """Book a trip; where, when and in which cabin are asked of the user in one round (BAT-3).
+    Tasked, it makes the task first and asks inside it."""
     _ran(ref)
     return f"{destination} on {date} in {cabin}"
 
