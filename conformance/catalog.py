@@ -223,16 +223,32 @@ class Resource(Prompt):
 
 
 @dataclass(frozen=True)
+class Refused(Prompt):
+    """A declaration a framework must refuse at registration (`row`, a REG row), written
+    out as a tool so that a target whose framework accepted it anyway is judged by what
+    calling it does: asked, it must return the answer the user gave."""
+
+    row: str = ""
+    #: The declaration, as a Python author would write it.
+    declares: str = ""
+    #: What the suite answers to each question, if asked.
+    answer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
 class Catalog:
     about: str
     tools: Mapping[str, Tool]
     scenarios: Mapping[str, Scenario]
     prompts: Mapping[str, Prompt]
     resources: Mapping[str, Resource] = field(default_factory=lambda: MappingProxyType({}))
+    #: Declarations a framework must refuse at registration (REG), as tools.
+    refused: Mapping[str, Refused] = field(default_factory=lambda: MappingProxyType({}))
 
     def questions(self, name: str) -> Mapping[str, Question]:
-        """The questions of the tool, prompt or resource template `name`."""
-        return (self.tools.get(name) or self.prompts.get(name) or self.resources[name]).questions
+        """The questions of the tool, prompt, resource template or refused declaration `name`."""
+        return (self.tools.get(name) or self.prompts.get(name) or self.refused.get(name)
+                or self.resources[name]).questions
 
     def floor(self, scenario: Scenario) -> int:
         """The fewest rounds a scenario can take: the depth of the graph of the
@@ -270,10 +286,18 @@ def load() -> Catalog:
         )
         for name, spec in raw.get("resources", {}).items()
     }
-    if clash := (set(prompts) & set(tools)) | (set(templates) & (set(tools) | set(prompts))):
-        raise CatalogError(f"{sorted(clash)} name more than one tool, prompt or resource template")
+    refused = {
+        name: Refused(
+            name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), "python",
+            row=spec["row"], declares=spec["declares"], answer=MappingProxyType(dict(spec["answer"])),
+        )
+        for name, spec in raw.get("refused", {}).items()
+    }
+    names = [*tools, *prompts, *templates, *refused]
+    if clash := sorted({name for name in names if names.count(name) > 1}):
+        raise CatalogError(f"{clash} name more than one tool, prompt, resource template or refused declaration")
     return Catalog(raw["about"], MappingProxyType(tools), MappingProxyType(scenarios), MappingProxyType(prompts),
-                   MappingProxyType(templates))
+                   MappingProxyType(templates), MappingProxyType(refused))
 
 
 def _questions(spec: Mapping[str, Any]) -> Mapping[str, Question]:

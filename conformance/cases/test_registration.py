@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.catalog import Prompt, Reply, load
-from elicit_conformance.grading.checks import listing, names
+from elicit_conformance.grading.checks import LISTING_VARIES, listing, names
 from elicit_conformance.connection.target import Target
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Run, Script, drive, result_text
@@ -163,6 +163,37 @@ def test_era_6_an_ordinary_prompt_registers_and_is_listed(target: Target, probe_
           f"marker, is not listed: the server lists {sorted(listed) or 'no prompt'}")
     check("ERA-6", "city" in (listed["tips"] or ()), f"{probe_id}: the prompt 'tips' is listed without its argument "
           f"'city' (arguments {listed['tips']})")
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.checks(declared.row), id=name)
+                                  for name, declared in load().refused.items()])
+@pytest.mark.transcript_varies(LISTING_VARIES)
+@async_case
+async def test_reg_6_reg_7_a_wiring_that_must_be_refused_is_not_served(case: Case, era: str, name: str) -> None:
+    """`tools/list`: a declaration its row requires the framework to refuse at
+    registration (the contract's refused declarations: an `Elicit` parameter whose
+    default is a `Depends`, a resolver taking the tool's `Context`) is not listed. Not
+    listed, it is judged at registration (the row's probe, in-process). A target that
+    lists it accepted the wiring: the case calls it, answering as the catalog says, and
+    the row fails with what calling it did (the dependency's value in place of the
+    answer, a crash)."""
+    declared = load().refused[name]
+    async with case.peer(era) as peer:
+        if not any(entry.get("name") == name for entry in await _listed(peer, "tools/list", "tools")):
+            pytest.skip(f"not listed: {name} is judged where its registration is, by the {declared.row} probe")
+        replies = {param: Reply("accept", {"value": value}) for param, value in declared.answer.items()}
+        run = await drive(peer, name, {}, Script(name, {}, replies))
+    expected = declared.returns.format(**declared.answer)
+    asked = [a.message for round_ in run.rounds for a in round_]
+    if run.failed:
+        did = f"failed: {brief(run.text)}"
+    elif result_text(run.result or {}) == expected and asked:
+        did = f"asked {asked} and returned {expected!r} (the answer, this time; the registration error is still owed)"
+    else:
+        did = (f"{'asked ' + str(asked) if asked else 'asked nothing'} and returned "
+               f"{brief(result_text(run.result or {}))}, where the user's answer was {dict(declared.answer)}")
+    check(declared.row, False, f"the target lists {name!r}, declared {declared.declares}: its framework accepted "
+          f"a wiring {declared.row} requires it to refuse at registration, and calling it {did}")
 
 
 @pytest.mark.checks("ERA-6")

@@ -196,6 +196,14 @@ def render() -> str:
                            f"- Read by the suite at: `{template.read_uri}`, answering "
                            f"`{json.dumps(dict(template.answer))}` if asked"])
          for name, template in catalog.resources.items()})
+    out += ["## Refused declarations", "",
+            "Declarations a framework must refuse at registration (the row named), written out as tools. "
+            "A target does **not** list them: refused, the tool never exists (in-process, the row's "
+            "registration probe shows the refusal). A target that lists one accepted the wiring, and "
+            "fails its row on the wire with what calling it did, answering as below.", ""]
+    for name, refused in catalog.refused.items():
+        out += [f"### `{name}` ({refused.row})", "", f"- Declares: `{refused.declares}`",
+                f"- If listed anyway, called with `{{}}` and answered `{json.dumps(dict(refused.answer))}`", ""]
     out += ["## Scripted scenarios", "",
             "Each runs on both revisions. Rounds are what 2026-07-28 asks; on 2025-11-25 the same "
             "questions go out one `elicitation/create` each, none before what it quotes.", "",
@@ -270,6 +278,11 @@ def data() -> dict[str, Any]:
                    "questions": {param: {"message": q.message, "optional": q.optional}
                                  for param, q in r.questions.items()}}
             for name, r in catalog.resources.items()
+        },
+        "refused": {
+            name: {"row": r.row, "declares": r.declares, "answers": dict(r.answer),
+                   "questions": {param: {"message": q.message} for param, q in r.questions.items()}}
+            for name, r in catalog.refused.items()
         },
         "scenarios": {
             sid: {"tool": sc.tool, "arguments": dict(sc.arguments),
