@@ -117,6 +117,66 @@ _ALSO_AT_FAULT = {
 AT_FAULT = {
     probe: tuple(dict.fromkeys((*names, "book", *_ALSO_AT_FAULT.get(probe, ())))) for probe, names in NAMED.items()
 } | {probe: ("greet", "name") for probe in MAY_RAISE} | {"ERA-6/resource": ("weather", "units")}
+#: Each probe's declaration as a Python author writes it, for the verdict to name (the
+#: tool is `book`; `Elicit(ask)` a resolver `ask`).
+DECLARES = {
+    "REG-1": "airport: Annotated[str, Elicit(ask)], ask(nonexistent: str)",
+    "REG-1/no-signature": "seat: Annotated[str, Elicit(max)], a builtin resolver",
+    "REG-1/not-callable": "seat: Annotated[str, Elicit(42)]",
+    "REG-2": "outbound: Annotated[str, Elicit(after_inbound)], inbound: Annotated[str, Elicit(after_outbound)]",
+    "REG-3": "destination: Annotated[str, Elicit('Where to?')], returning str | InputRequiredResult",
+    "REG-4/union": "destination: Annotated[str, Elicit('Where to?')] | int",
+    "REG-4/list": "destinations: list[Annotated[str, Elicit('Where to?')]]",
+    "REG-4/list-alias": "destinations: list[Destination], Destination an alias of Annotated[str, Elicit(...)]",
+    "REG-5": "airport: Annotated[str, Elicit(ask)], ask -> int | Elicit[int]",
+    "REG-5/plain": "airport: Annotated[str, Elicit(ask)], ask -> Elicit[int]",
+    "REG-5/literal-value": "seat: Annotated[str, Elicit(ask)], ask -> Literal['window', 'aisle'] | Elicit[str]",
+    "REG-6": "airport: Annotated[str, Elicit('Which airport?')] = Depends(provider)",
+    "REG-7": "destination: Annotated[str, Elicit(ask)], ask(ctx: Context), the tool taking ctx",
+    "REG-7/depends": "airport: Annotated[str, Elicit(ask)], ask(home), home: str = Depends(home_airport)",
+    "REG-8": "seats: Annotated[int, Elicit('How many seats?', response_type=str)]",
+    "REG-8/generic": "seats: Annotated[list[str], Elicit('Which seats?', response_type=int)]",
+    "REG-8/literal": "seats: Annotated[Literal['one', 'two'], Elicit('How many seats?', response_type=int)]",
+    "REG-8/generic-arm": "seats: Annotated[list[str] | None, Elicit('Which seats?', response_type=int)] = None",
+    "REG-8/fits-generic": "seat: Annotated[list[Literal['wifi', 'meal']], Elicit(..., response_type=list[Literal['wifi', 'meal']])]",
+    "REG-8/fits-arm": "seat: Annotated[int | str, Elicit('Which seat?', response_type=int)]",
+    "REG-8/fits-subclass": "seat: Annotated[Place, Elicit('Which seat?', response_type=Terminal)], Terminal(Place)",
+    "REG-8/fits-any": "seat: Annotated[Any, Elicit('Which seat?', response_type=int)]",
+    "REG-8/fits-choices": "seat: Annotated[list[str], Elicit('Which extras?', response_type=[['wifi', 'meal']])]",
+    "REG-8/fits-choice": "seat: Annotated[str, Elicit('Window or aisle?', response_type=['window', 'aisle'])]",
+    "REG-9/optional-inside": "seat: Annotated[str | None, Elicit('Window or aisle?')] = None",
+    "REG-9/optional-union": "seat: Annotated[Optional[str], Elicit('Window or aisle?')] = None",
+    "REG-9/optional-outside": "seat: Annotated[str, Elicit('Window or aisle?')] | None = None",
+    "REG-9/type-alias": "seat: Seat = None, Seat an alias of Annotated[str | None, Elicit(...)]",
+    "REG-9/partial": "book(cabin, seat: Annotated[str, Elicit(...)]) registered as partial(book, cabin='economy')",
+    "REG-9/spelling-bare": "book(ref, seat: Annotated[str, Elicit(...)]) registered @server.tool",
+    "REG-9/spelling-called": "book(ref, seat: Annotated[str, Elicit(...)]) registered @server.tool()",
+    "REG-9/spelling-named": "book(ref, seat: Annotated[str, Elicit(...)]) registered @server.tool('book', description=...)",
+    "REG-9/spelling-keyword": "book(ref, seat: Annotated[str, Elicit(...)]) registered @server.tool(name='book')",
+    "REG-9/spelling-added": "book(ref, seat: Annotated[str, Elicit(...)]) registered server.add_tool(book)",
+    "REG-9/spelling-tool-object": "book(ref, seat: Annotated[str, Elicit(...)]) added as a tool object built the documented way",
+    "REG-10/name": "seat: 'Annotated[str, Elicit(...)] | NotImported', a name never imported",
+    "REG-10/type": "seat: \"Annotated[str | 'Seat', Elicit(...)]\", an expression that fails to evaluate",
+    "REG-10/prebuilt": "book(ref, seat: Annotated[str, Elicit(...)]) built by the plain tool builder and added",
+    "REG-11": "seat: Annotated[int | str | None, Elicit('Which seat?')] = None",
+    "REG-11/resolver": "seat: Annotated[int | str, Elicit(ask)], ask undeclared, asking for int",
+    "RES-2/partial": "seat: Annotated[str, Elicit(partial(ask, 'seat'))], ask(kind, ref)",
+    "RES-2/partial-keyword": "seat: Annotated[str, Elicit(partial(ask, kind='seat'))], ask(kind, ref)",
+    "ERA-6": "a prompt greet(name: Annotated[str, Elicit(...)]) registered @server.prompt",
+    "ERA-6/prompt-called": "a prompt greet(name: Annotated[str, Elicit(...)]) registered @server.prompt()",
+    "ERA-6/prompt-named": "a prompt greet(name: Annotated[str, Elicit(...)]) registered @server.prompt('greet', ...)",
+    "ERA-6/resource": "a resource template weather://{city} with units: Annotated[str, Elicit(...)] = 'celsius'",
+    "ERA-6/plain": "an ordinary prompt tips(city: str) registered @server.prompt",
+    "ERA-6/plain-called": "an ordinary prompt tips(city: str) registered @server.prompt()",
+    "ERA-6/plain-named": "an ordinary prompt tips(city: str) registered @server.prompt('tips')",
+}
+
+
+def said(probe_id: str) -> str:
+    """A probe as a verdict names it: its ID and the declaration it registers."""
+    return f"{probe_id} ({DECLARES[probe_id]})"
+
+
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal,
 #: whatever they name (a KeyError of the parameter's name is a failed lookup).
 INTERNAL_ERRORS = (LookupError, AttributeError, AssertionError, RecursionError, ArithmeticError)

@@ -59,9 +59,10 @@ class SuiteRun:
     def judged_cases(self) -> list[dict[str, Any]]:
         """The report's cases less the TASK cases a run reads "not implemented" because
         this installation serves no tasks, and those about questions inside a task,
-        which the reference never asks there (`asked_before_the_task`)."""
+        which the reference never asks there, and those skipped on it by design
+        (`not_applicable_by_design`)."""
         return [row for row in self.index["cases"]
-                if not unserved_task(row["nodeid"], row["status"]) and not asked_before_the_task(row)]
+                if not unserved_task(row["nodeid"], row["status"]) and not not_applicable_by_design(row)]
 
 
 def golden_all_same(output: str) -> bool:
@@ -93,10 +94,15 @@ def unserved_task(nodeid: str, status: str) -> bool:
     return not TASKS_SERVED and status == "not implemented" and "test_tasks.py::" in nodeid
 
 
-def asked_before_the_task(case: dict[str, Any]) -> bool:
-    """A TASK case skipped as not applicable because the server asked its questions
-    before it made the task (as the reference does), so none were asked inside it."""
-    return case["status"] == "skipped" and "asked before it made the task" in (case.get("message") or "")
+#: Why a case is skipped on the reference by design: the server asked before it made the
+#: task (so nothing was asked inside one), or it lists no refused declaration (those are
+#: judged at registration).
+_NOT_APPLICABLE = ("asked before it made the task", "is judged where its registration is")
+
+
+def not_applicable_by_design(case: dict[str, Any]) -> bool:
+    """A case skipped as not applicable on the reference by design (`_NOT_APPLICABLE`)."""
+    return case["status"] == "skipped" and any(why in (case.get("message") or "") for why in _NOT_APPLICABLE)
 
 
 #: What a child run must not inherit: pytest-xdist's marks of a worker (under `-n`

@@ -662,6 +662,12 @@ def test_every_failing_probe_has_its_reason() -> None:
     assert set(REG_ERRORS) == {c for c in PROBES if not c.startswith(REGISTERS)}
 
 
+def test_every_probe_is_named_by_its_declaration_in_verdicts() -> None:
+    from elicit_conformance.registration import DECLARES
+
+    assert set(DECLARES) == set(PROBES)
+
+
 @pytest.mark.parametrize("case", [c for c in PROBES if c.startswith(REGISTERS)])
 def test_reg_8_reg_9_right_wirings_register_and_hide_the_parameter(case: str) -> None:
     assert "seat" not in PROBES[case]().get("properties", {})

@@ -32,6 +32,7 @@ from elicit_conformance.registration import (
     REFUSED_OR_HONOURED,
     SPELLINGS,
     is_refusal,
+    said,
 )
 from elicit_conformance.exceptions import NotTestable
 from elicit_conformance.quoting import brief
@@ -81,11 +82,11 @@ def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -
     deliberate registration error (see conformance/registration.py); SHOULD: its
     message names what is at fault."""
     row = probe_id.split("/")[0]
-    refusal = _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe", "REG/refusal")
-    check(row, refusal is not None, f"{probe_id}: the wrong wiring registered without an error")
+    refusal = _attempt(probe_id, probe(target, probe_id), f"registering {said(probe_id)}", "REG/refusal")
+    check(row, refusal is not None, f"{said(probe_id)}: the wrong wiring registered without an error")
     message = str(refusal)
     for name in NAMED[probe_id]:
-        should("REG/clear", names(message, name), f"{probe_id}: the error does not name {name!r}: {brief(message)}")
+        should("REG/clear", names(message, name), f"{said(probe_id)}: the error does not name {name!r}: {brief(message)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(REFUSED_OR_HONOURED, "REG/refusal", "REG/clear"))
@@ -98,15 +99,15 @@ def test_reg_10_a_prebuilt_tool_object_is_refused_or_keeps_its_marker(target: Ta
     row = probe_id.split("/")[0]
     register = probe(target, probe_id)
     listed: list[Any] = []
-    refusal = _attempt(probe_id, lambda: listed.append(register()), f"registering the {probe_id} probe", "REG/refusal")
+    refusal = _attempt(probe_id, lambda: listed.append(register()), f"registering {said(probe_id)}", "REG/refusal")
     if refusal is not None:
         for name in NAMED[probe_id]:
             should("REG/clear", names(str(refusal), name),
-                   f"{probe_id}: the error does not name {name!r}: {brief(str(refusal))}")
+                   f"{said(probe_id)}: the error does not name {name!r}: {brief(str(refusal))}")
         return
     properties = (listed[0].get("properties") if isinstance(listed[0], dict) else None) or {}
     check(row, "ref" in properties and "seat" not in properties,
-          f"{probe_id}: registered without an error and listed as {brief(listed[0])}: the marker on 'seat' was "
+          f"{said(probe_id)}: registered without an error and listed as {brief(listed[0])}: the marker on 'seat' was "
           "lost; refuse the prebuilt tool, or honour the marker as the other spellings do")
 
 
@@ -119,10 +120,10 @@ def test_reg_9_equivalent_spellings_register_and_hide_the_parameter(target: Targ
     try:
         schema = register()
     except Exception as error:  # noqa: BLE001 - the verdict is that it raised
-        check(row, False, f"{probe_id}: the right wiring was refused: {type(error).__name__}: {brief(str(error), 200)}")
+        check(row, False, f"{said(probe_id)}: the right wiring was refused: {type(error).__name__}: {brief(str(error), 200)}")
     schema = schema if isinstance(schema, dict) else {}
     check(row, "seat" not in (schema.get("properties") or {}) and "seat" not in (schema.get("required") or []),
-          f"{probe_id}: 'seat' is in the input schema {brief(schema)}")
+          f"{said(probe_id)}: 'seat' is in the input schema {brief(schema)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(SPELLINGS))
@@ -133,10 +134,10 @@ def test_reg_9_every_registration_spelling_lists_the_tool_and_hides_the_paramete
     try:
         schema = register()
     except Exception as error:  # noqa: BLE001 - the verdict is that it raised
-        check("REG-9", False, f"{probe_id}: registering this way failed: {type(error).__name__}: {brief(str(error), 200)}")
+        check("REG-9", False, f"{said(probe_id)}: registering this way failed: {type(error).__name__}: {brief(str(error), 200)}")
     properties = (schema.get("properties") if isinstance(schema, dict) else None) or {}
-    check("REG-9", "ref" in properties, f"{probe_id}: the listed tool lost its argument 'ref': {brief(schema)}")
-    check("REG-9", "seat" not in properties, f"{probe_id}: 'seat' is in the listed input schema {brief(schema)}")
+    check("REG-9", "ref" in properties, f"{said(probe_id)}: the listed tool lost its argument 'ref': {brief(schema)}")
+    check("REG-9", "seat" not in properties, f"{said(probe_id)}: 'seat' is in the listed input schema {brief(schema)}")
 
 
 @pytest.mark.parametrize("probe_id", _params(MAY_RAISE))
@@ -144,7 +145,7 @@ def test_era_6_prompt_with_elicit_works_or_is_refused_cleanly(target: Target, pr
     """In-process, through the registration adapter: a prompt, and a resource
     template, declaring a question either register or raise a deliberate
     registration error."""
-    _attempt(probe_id, probe(target, probe_id), f"registering the {probe_id} probe (Elicit on a prompt or resource)", "ERA-6")
+    _attempt(probe_id, probe(target, probe_id), f"registering {said(probe_id)}", "ERA-6")
 
 
 @pytest.mark.parametrize("probe_id", _params(PLAIN_PROMPTS))
@@ -156,12 +157,12 @@ def test_era_6_an_ordinary_prompt_registers_and_is_listed(target: Target, probe_
     try:
         listed = register()
     except Exception as error:  # noqa: BLE001 - the verdict is that it raised
-        check("ERA-6", False, f"{probe_id}: an ordinary prompt with no marker was refused: "
+        check("ERA-6", False, f"{said(probe_id)}: an ordinary prompt with no marker was refused: "
               f"{type(error).__name__}: {brief(str(error), 200)}")
     listed = listed if isinstance(listed, dict) else {}
-    check("ERA-6", "tips" in listed, f"{probe_id}: the prompt 'tips', registered without an error and without any "
+    check("ERA-6", "tips" in listed, f"{said(probe_id)}: the prompt 'tips', registered without an error and without any "
           f"marker, is not listed: the server lists {sorted(listed) or 'no prompt'}")
-    check("ERA-6", "city" in (listed["tips"] or ()), f"{probe_id}: the prompt 'tips' is listed without its argument "
+    check("ERA-6", "city" in (listed["tips"] or ()), f"{said(probe_id)}: the prompt 'tips' is listed without its argument "
           f"'city' (arguments {listed['tips']})")
 
 
