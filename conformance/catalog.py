@@ -223,7 +223,7 @@ class Resource(Prompt):
 
 
 @dataclass(frozen=True)
-class Refused(Prompt):
+class Refused(Tool):
     """A declaration a framework must refuse at registration (`row`, a REG row), written
     out as a tool so that a target whose framework accepted it anyway is judged by what
     calling it does: asked, it must return the answer the user gave."""

@@ -112,4 +112,4 @@ def test_the_judge_is_the_published_schema_pinned_by_digest() -> None:
     folder = resources.files("elicit_conformance.grading").joinpath("schemas")
     for revision, digest in SCHEMAS.items():
         assert hashlib.sha256(folder.joinpath(f"{revision}.json").read_bytes()).hexdigest() == digest, revision
-        assert digest in folder.joinpath("SOURCE.md").read_text() or "wire_schema.py" in folder.joinpath("SOURCE.md").read_text()
+        assert f"`{revision}.json` | `schema/{revision}/schema.json` | `{digest}`" in folder.joinpath("SOURCE.md").read_text()

@@ -186,13 +186,14 @@ async def test_reg_6_reg_7_a_wiring_that_must_be_refused_is_not_served(case: Cas
         run = await drive(peer, name, {}, Script(name, {}, replies))
     expected = declared.returns.format(**declared.answer)
     asked = [a.message for round_ in run.rounds for a in round_]
+    returned = result_text(run.result or {})
     if run.failed:
         did = f"failed: {brief(run.text)}"
-    elif result_text(run.result or {}) == expected and asked:
+    elif returned == expected and asked:
         did = f"asked {asked} and returned {expected!r} (the answer, this time; the registration error is still owed)"
     else:
         did = (f"{'asked ' + str(asked) if asked else 'asked nothing'} and returned "
-               f"{brief(result_text(run.result or {}))}, where the user's answer was {dict(declared.answer)}")
+               f"{brief(returned)}, where the user's answer was {dict(declared.answer)}")
     check(declared.row, False, f"the target lists {name!r}, declared {declared.declares}: its framework accepted "
           f"a wiring {declared.row} requires it to refuse at registration, and calling it {did}")
 

@@ -73,9 +73,8 @@ def breakdown(verdicts: Sequence[Verdict], key: Callable[[Site], str]) -> list[s
     for name, group in sorted(groups.items()):
         result = score(group)
         survived = sum(v.status in ("survived", "error") for v in group)
-        golden = sum(v.status == "golden only" for v in group)
         rows.append(f"| {name} | {result.killed}/{result.judged} | {result.percent:.0f}% | "
-                    f"{result.equivalent} | {result.incompetent} | {golden} | {survived} |")
+                    f"{result.equivalent} | {result.incompetent} | {result.golden_only} | {survived} |")
     return rows
 
 

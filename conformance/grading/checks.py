@@ -72,10 +72,10 @@ def check_rounds(run: Run, scenario: Scenario, era: str) -> None:
                       f"{param!r} was asked before {need!r}, whose answer its message quotes ({said})")
     # Outside what a question quotes, signature order: a question declared earlier that
     # waits on nothing a later one does not is askable whenever that one is, so it goes first.
-    declared, waits = list(questions), _waits_on(questions)
+    position, waits = {name: index for index, name in enumerate(questions)}, _waits_on(questions)
     for index, param in enumerate(flat):
-        ahead = [p for p in flat[index + 1:] if p in declared and param in declared
-                 and declared.index(p) < declared.index(param) and waits[p] <= waits[param]]
+        ahead = [p for p in flat[index + 1:] if p in position and param in position
+                 and position[p] < position[param] and waits[p] <= waits[param]]
         check("ORD-7", not ahead,
               f"{param!r} was asked before {ahead[0]!r} ({said}), which is declared before it and waits on "
               f"nothing {param!r} does not: apart from what a question quotes, questions go out in signature order"
