@@ -159,8 +159,9 @@ def _wrap(app: Any) -> Any:
                 if event.get("more_body"):
                     return
                 return await _json_body(state, send)
-            # An event stream: each `data:` event is one message.
-            state["sse"] += event.get("body", b"")
+            # An event stream: each `data:` event is one message. sse-starlette ends lines with
+            # CRLF; read as LF (the same stream to a client), or no event would ever be seen.
+            state["sse"] += event.get("body", b"").replace(b"\r\n", b"\n")
             chunks = []
             while b"\n\n" in state["sse"]:
                 block, _, state["sse"] = state["sse"].partition(b"\n\n")

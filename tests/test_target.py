@@ -88,7 +88,7 @@ def test_a_hanging_tool_ends_as_timed_out_cases(pytester: pytest.Pytester) -> No
 @pytest.mark.parametrize(
     ("option", "says"),
     [
-        ("--server=http://127.0.0.1:1/mcp", "cannot reach --server=http://127.0.0.1:1/mcp: ConnectError"),
+        ("--server=http://127.0.0.1:1/mcp", "cannot reach --server=http://127.0.0.1:1/mcp: the connection was refused"),
         ("--server-command=false", "cannot reach --server-command='false'"),
         ("--server-command=no-such-server-xyz --stdio", "'no-such-server-xyz' is not a command on PATH"),
     ],

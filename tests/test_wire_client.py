@@ -13,3 +13,44 @@ def test_only_an_ask_with_no_requests_is_retried_at_once() -> None:
     assert state_only(asking) is None
     assert state_only({"resultType": "complete", "requestState": "s"}) is None
     assert state_only({"resultType": "input_required"}) is None  # nothing to retry with
+
+
+def _client_made(body: bytes) -> dict[str, object]:
+    """The -32700 the MCP client makes for `body`, made by its own code path's words."""
+    from mcp_types.jsonrpc import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    try:
+        jsonrpc_message_adapter.validate_json(body, by_name=False)
+    except ValidationError as error:
+        return {"code": -32700, "message": f"Failed to parse JSON response: {error}"}
+    raise AssertionError(f"{body!r} parsed")
+
+
+def test_bytes_the_client_could_not_parse_are_quoted_as_the_servers() -> None:
+    """The MCP client's -32700 is not the server's answer: the bytes it met are."""
+    from elicit_conformance.connection.faults import not_json_rpc, unparsed
+
+    assert unparsed(_client_made(b"Internal Server Error")) == "b'Internal Server Error'"
+    assert unparsed(_client_made(b"")) == "an empty body"
+    assert "'result': 7" in str(unparsed(_client_made(b'{"jsonrpc":"2.0","id":1,"result":7}')))
+    sentence = str(not_json_rpc("tools/call", "b'Internal Server Error'"))
+    assert sentence == "the server answered tools/call with b'Internal Server Error', which is not a JSON-RPC message"
+    # The server's own -32700 (or any error it sends) is its answer, not bytes to quote.
+    assert unparsed({"code": -32700, "message": "Parse error"}) is None
+    assert unparsed({"code": -32602, "message": "Failed to parse JSON response: x"}) is None
+
+
+def test_a_failed_http_connection_is_said_as_what_the_server_did() -> None:
+    import httpx2
+
+    from elicit_conformance.connection.faults import connection_fault
+
+    assert str(connection_fault(httpx2.ReadError(""), "tools/call")) == (
+        "the server reset the connection while tools/call waited for its answer")
+    assert str(connection_fault(httpx2.ConnectError("All connection attempts failed"), "server/discover")) == (
+        "the connection was refused while server/discover waited for its answer (All connection attempts failed)")
+    cut = httpx2.RemoteProtocolError("peer closed connection without sending complete message body (received 2 bytes, expected 4)")
+    assert str(connection_fault(cut, None)) == (
+        "the connection closed between requests (peer closed connection without sending complete message body "
+        "(received 2 bytes, expected 4))")

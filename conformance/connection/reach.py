@@ -12,7 +12,7 @@ import shutil
 from typing import Any
 from urllib.parse import urlsplit
 
-from elicit_conformance.exceptions import RpcError, TimedOut, Unreachable
+from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut, Unreachable
 from elicit_conformance.revisions import ERAS
 
 from .client import Client
@@ -98,7 +98,7 @@ def _innermost(error: BaseException) -> BaseException:
 
 def _reason(error: BaseException) -> str:
     error = _innermost(error)
-    if isinstance(error, TimedOut):
+    if isinstance(error, (TimedOut, CheckFailed)):  # already a sentence about the server
         return str(error)
     text = str(error) or type(error).__name__
     return f"{type(error).__name__}: {text}" if type(error).__name__ not in text else text

@@ -21,11 +21,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from pydantic import ValidationError
 
-from elicit_conformance.exceptions import Broken, NotTestable, RpcError, TimedOut
+from elicit_conformance.exceptions import Broken, CheckFailed, NotTestable, RpcError, TimedOut
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
 from .client import Client
+from .faults import connection_fault, not_json_rpc, transport_fault, unparsed
 from .stdio import Handshake, SharedStdioTransport
 
 __all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
@@ -43,9 +44,10 @@ class Transcript:
         if message is None:  # a transport-level exception travels the stream too
             self.messages.append((direction, {"exception": repr(item)}))
             return
-        self.messages.append(
-            (direction, message.model_dump(mode="json", by_alias=True, exclude_unset=True))
-        )
+        dumped = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        sent = unparsed(dumped.get("error"))
+        # The MCP client's own -32700 for bytes it could not parse: the server sent those bytes.
+        self.messages.append((direction, dumped if sent is None else {"id": dumped.get("id"), "unparsed": sent}))
 
 
 class _Recorded:
@@ -162,6 +164,9 @@ class Peer:
         self.session: ClientSession
         #: The server's capabilities as `server/discover` or `initialize` gave them.
         self.discovered: mcp_types.ServerCapabilities | None = None
+        #: The methods of the requests waiting for their answers, oldest first: what a
+        #: failed connection interrupted.
+        self.waiting: list[str] = []
 
     def offers(self, extension: str) -> bool:
         """Whether the server advertised `extension` (2026-07-28 only)."""
@@ -205,11 +210,15 @@ class Peer:
         return result
 
     async def _request_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        async with answered_within(self.timeout, method):
-            try:
+        self.waiting.append(method)
+        try:
+            async with answered_within(self.timeout, method):
                 result = await _send_raw(self.session, method, params)
-            except MCPError as error:
-                raise answer_of(error, method) from error
+        except MCPError as error:
+            self.waiting.remove(method)
+            raise answer_of(error, method) from error
+        # Left waiting when cancelled: the connection failing cancels the wait, then says why.
+        self.waiting.remove(method)
         if not isinstance(result, dict):
             raise Broken(f"the server answered {method} with {brief(result)}, which is not a JSON object")
         return result
@@ -239,9 +248,12 @@ def answer_of(error: MCPError, method: str) -> Exception:
     """What an `MCPError` means: the server's JSON-RPC error (`RpcError`), or that
     the connection closed first (the SDK's own error, no answer of the server's).
     The suite sets no SDK timeout on a request (`answered_within` is its clock), so
-    a -32001 is the server's own answer."""
+    a -32001 is the server's own answer; a -32700 the MCP client made for bytes it
+    could not parse is said as those bytes."""
     if error.code == mcp_types.CONNECTION_CLOSED:
         return Broken(f"the connection closed while {method} waited for its answer ({error.error.message})")
+    if (sent := unparsed(error.error.model_dump(mode="json"))) is not None:
+        return not_json_rpc(method, sent)
     return RpcError(error.error.model_dump(mode="json", exclude_none=True), method)
 
 
@@ -288,22 +300,40 @@ async def connect(
 
         kwargs["elicitation_callback"] = on_elicit
     options = TransportOptions(session_class=_recording_session(transcript, modes, tasks))
-    async with transport.connect_session(transport_options=options, **kwargs) as session:
-        limit = max(startup, timeout or 0) if startup and getattr(transport, "starting", False) else timeout
-        try:
-            if era == MODERN:
-                async with answered_within(limit, "server/discover"):
-                    await _discover(session)
-            else:
-                async with answered_within(limit, "initialize"):
-                    await _initialize(session, transport, transcript)
-        except MCPError as error:
-            # An RpcError is the server's answer: it does not serve `era` (a 2025-only
-            # server: -32601); the connection closing first is not an answer at all.
-            raise answer_of(error, "server/discover" if era == MODERN else "initialize") from error
-        peer.session = session
-        peer.discovered = session.server_capabilities
-        yield peer
+    handshake = "server/discover" if era == MODERN else "initialize"
+    try:
+        async with transport.connect_session(transport_options=options, **kwargs) as session:
+            limit = max(startup, timeout or 0) if startup and getattr(transport, "starting", False) else timeout
+            peer.waiting.append(handshake)
+            try:
+                async with answered_within(limit, handshake):
+                    await (_discover(session) if era == MODERN else _initialize(session, transport, transcript))
+            except MCPError as error:
+                # An RpcError is the server's answer: it does not serve `era` (a 2025-only
+                # server: -32601); the connection closing first is not an answer at all.
+                raise answer_of(error, handshake) from error
+            peer.waiting.remove(handshake)
+            peer.session = session
+            peer.discovered = session.server_capabilities
+            yield peer
+    except BaseException as error:
+        fault = _fault_in(error)
+        if fault is None:
+            raise
+        raise connection_fault(fault, peer.waiting[-1] if peer.waiting else None) from None
+
+
+def _fault_in(error: BaseException) -> BaseException | None:
+    """The failed connection `error` is, or that the transport's task group holds,
+    unless the case reached a verdict of its own first."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error if transport_fault(error) else None
+    if error.subgroup((NotTestable, TimedOut, CheckFailed)) is not None:
+        return None
+    faults = error.subgroup(transport_fault)
+    while isinstance(faults, BaseExceptionGroup):
+        faults = faults.exceptions[0]
+    return faults
 
 
 async def _discover(session: ClientSession) -> None:

@@ -100,7 +100,7 @@ def _sent(messages: list[tuple[str, dict[str, Any]]]) -> Iterator[tuple[dict[str
         if direction == "client->server":
             if "method" in message and "id" in message:
                 asked[message["id"]] = message["method"]
-        elif "exception" not in message:  # not JSON-RPC at all: the case that met it says so
+        elif "exception" not in message and "unparsed" not in message:  # not JSON-RPC: the case that met it says so
             yield message, asked.get(message.get("id"))
 
 

@@ -36,9 +36,12 @@ class Said:
 
 def dress(report: pytest.TestReport, sentence: str | None, stderr: str) -> None:
     """A failed case's report: its sentence for the whole verdict (no traceback of the
-    suite's own code), and what a stdio server wrote to stderr while it ran."""
+    suite's own code), and what a stdio server wrote to stderr while it ran. The log
+    lines pytest captured are the MCP client's and the framework's, already in the
+    run's client log (`elicit_conformance.run.client_log`): not repeated here."""
     if sentence is not None:
         report.longrepr = Said(sentence, report.location)
+    report.sections = [(title, text) for title, text in report.sections if not title.startswith("Captured log")]
     if stderr:
         report.sections.append(("the stdio server's stderr while the case ran", stderr))
 

@@ -42,6 +42,7 @@ from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ALL, ERAS
 from elicit_conformance.status import Status
 
+from .client_log import ClientLog
 from .events import Ended, Planned
 from .judging import judged, row_results
 from .settings import Settings, golden_of, target_of
@@ -78,6 +79,8 @@ class Session:
     _declared: dict[str, str] = field(init=False, default_factory=dict, repr=False)
     #: Per planned case: the tools it declares.
     _tools: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict, repr=False)
+    #: Where the MCP client's and the framework's log lines go while the run lasts.
+    client_log: ClientLog | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.report = Report(self.target.spec, self.revisions)
@@ -102,6 +105,7 @@ class Session:
             baseline=entries, not_implemented=declared, report_dir=settings.report_dir,
             write_baseline=settings.write_baseline, golden=golden_of(settings, target), strict=settings.strict,
             timeout=settings.timeout,
+            client_log=ClientLog(settings.report_dir / "client" if settings.report_dir is not None else None),
         )
 
     def case_id(self) -> str:
@@ -205,7 +209,9 @@ class Session:
     # -- running -------------------------------------------------------------------
 
     def started(self, nodeid: str) -> None:
-        """A planned case starts: each stdio log's place is marked."""
+        """A planned case starts: each stdio log's place is marked, the client log headed."""
+        if self.client_log is not None:
+            self.client_log.case(nodeid)
         if nodeid in self.report.outcomes and self.target.servers is not None:
             self._marks[nodeid] = self.target.servers.log_marks()
 
@@ -369,4 +375,6 @@ class Session:
 
     def close(self) -> None:
         self.target.close()
+        if self.client_log is not None:
+            self.client_log.close()
 

@@ -1,0 +1,66 @@
+"""What went wrong on the way, said as what the server did.
+
+The MCP client speaks in the server's place twice: when the HTTP connection
+fails it raises the HTTP library's own exception (`ReadError`, `ConnectError`,
+...) out of its transport's task group, and when a body is not a JSON-RPC message
+it answers the waiting request itself, with a -32700 carrying pydantic's text.
+Neither is the server's answer, and neither is the suite's fault: here each
+becomes a sentence about the server, the same sentence stdio gives for the same
+fault ("the connection closed while tools/call waited for its answer").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import mcp_types
+
+from elicit_conformance.exceptions import Broken
+
+#: How the MCP client begins the -32700 it makes when a body or an event is not a
+#: JSON-RPC message (mcp's client/streamable_http.py).
+UNPARSED = ("Failed to parse JSON response", "Failed to parse SSE message")
+#: pydantic's quote of what it could not validate, inside that message.
+_INPUT = re.compile(r"input_value=(.*?), input_type=\w+\]", re.DOTALL)
+
+
+def unparsed(error: Any) -> str | None:
+    """What the server sent, quoted, when `error` (a JSON-RPC error object) is the one
+    the MCP client made because that could not be parsed; else None."""
+    if not isinstance(error, dict) or error.get("code") != mcp_types.PARSE_ERROR:
+        return None
+    message = error.get("message")
+    if not isinstance(message, str) or not message.startswith(UNPARSED):
+        return None
+    found = _INPUT.search(message)
+    if found is None:
+        return "a body"
+    quoted = found.group(1)
+    return "an empty body" if quoted in ("b''", "''") else quoted
+
+
+def not_json_rpc(method: str, sent: str) -> Broken:
+    return Broken(f"the server answered {method} with {sent}, which is not a JSON-RPC message")
+
+
+def transport_fault(error: BaseException) -> bool:
+    """Whether `error` is the HTTP connection failing (the HTTP library's, or the socket's)."""
+    import httpx2
+
+    return isinstance(error, (httpx2.TransportError, OSError))
+
+
+def connection_fault(error: BaseException, method: str | None) -> Broken:
+    """A failed HTTP connection, as what the server did while `method` waited (None:
+    while nothing did)."""
+    import httpx2
+
+    waiting = f"while {method} waited for its answer" if method else "between requests"
+    text = str(error).strip()
+    text = text if len(text) <= 160 else f"{text[:160]}..."  # httpx quotes the bytes it could not read
+    if isinstance(error, httpx2.ConnectError):
+        return Broken(f"the connection was refused {waiting}" + (f" ({text})" if text else ""))
+    if isinstance(error, (httpx2.ReadError, httpx2.WriteError, ConnectionResetError)) and not text:
+        return Broken(f"the server reset the connection {waiting}")
+    return Broken(f"the connection closed {waiting}" + (f" ({text})" if text else ""))
