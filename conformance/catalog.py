@@ -113,6 +113,8 @@ class Tool:
     description: str | None = None
     #: A target that offers the tasks extension runs it as a task when asked (TASK).
     task: bool = False
+    #: A one-time action: its last round's requestState is consumed at most once (SEC-5).
+    once: bool = False
 
     def depth(self, param: str, among: frozenset[str] | None = None) -> int:
         """The round a question is asked in: 1 + the depth of the questions it quotes
@@ -318,7 +320,7 @@ def _tool(name: str, spec: Mapping[str, Any]) -> Tool:
         raise CatalogError(f"tool {name}: profile {profile!r} is not one of {PROFILES}")
     return Tool(
         name, MappingProxyType(dict(spec["arguments"])), spec["returns"], _questions(spec), profile,
-        spec.get("description"), bool(spec.get("task")),
+        spec.get("description"), bool(spec.get("task")), bool(spec.get("once")),
     )
 
 

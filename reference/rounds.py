@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -59,11 +60,16 @@ class State:
     #: The digest of each question asked last round: a reply is credited only
     #: under a key asked last round, for that exact wording (DIG-4).
     asked: Mapping[str, str] = field(default_factory=dict)
+    #: Which call this is, minted on its first round: two calls that ask and are
+    #: answered alike carry different state, so a replayed last round is told from
+    #: a second call (`reference.once`).
+    call: str = ""
 
     def encode(self) -> str:
         return json.dumps(
             {
                 "v": STATE_VERSION,
+                "call": self.call,
                 "answers": {
                     name: [a.action, a.content, a.digest] for name, a in self.answers.items()
                 },
@@ -90,9 +96,10 @@ class State:
                 and (content is None or isinstance(content, dict))
             }
             asked = {str(name): str(digest) for name, digest in raw["asked"].items()}
+            call = str(raw.get("call", ""))
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls()
-        return cls(answers, asked)
+        return cls(answers, asked, call)
 
 
 @dataclass(frozen=True)
@@ -247,6 +254,7 @@ class Leg:
             state=State(
                 answers=dict(self._carry),
                 asked={question.name: fingerprint for question, _, fingerprint in asking},
+                call=self._state.call or secrets.token_hex(8),
             ),
         )
 

@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from uncalled_for import get_dependency_parameters
 
 from elicit_conformance.reference.markers import Elicit
+from elicit_conformance.reference.once import LIFETIME, Completions, InMemory, answers_of, key_of
 from elicit_conformance.reference.questions import (
     Question,
     RegistrationError,
@@ -41,8 +42,10 @@ from elicit_conformance.reference.questions import (
 from elicit_conformance.reference.rounds import Ask, Complete, ElicitationFailed, Leg, State
 
 
-def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A tool function whose `Elicit` parameters are asked of the user.
+def declared(fn: Callable[..., Any], completions: Completions | None = None) -> Callable[..., Any]:
+    """A tool function whose `Elicit` parameters are asked of the user, its last
+    round's body run once however often that round is sent (`reference.once`;
+    recorded in `completions`, else in this process).
 
     Raises:
         RegistrationError: The declared questions cannot work as written.
@@ -54,11 +57,12 @@ def declared(fn: Callable[..., Any]) -> Callable[..., Any]:
     signature = inspect.signature(fn)
     model_facing = [p for n, p in signature.parameters.items() if n not in elicited]
     is_async = inspect.iscoroutinefunction(inspect.unwrap(unpartial(fn)))
+    once = completions if completions is not None else InMemory()
 
     async def tool(**kwargs: Any) -> Any:
         ctx = kwargs.pop(_CONTEXT)
         try:
-            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async))
+            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async, name_of(fn), once))
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         if isinstance(outcome, Ask):  # the body does not run this leg (BAT-2)
@@ -117,6 +121,9 @@ class Body:
     fn: Callable[..., Any]
     kwargs: Mapping[str, Any]
     is_async: bool
+    #: The tool's name and where its last rounds are recorded (`reference.once`).
+    tool: str = ""
+    once: Completions | None = None
 
     def run_here(self, values: Mapping[str, Any]) -> Ran | None:
         """From a worker thread: run a sync body now; an async one must wait for the loop."""
@@ -125,6 +132,24 @@ class Body:
     async def run(self, values: Mapping[str, Any]) -> Ran:
         call = functools.partial(self.fn, **self.kwargs, **values)
         return Ran(await call() if self.is_async else await anyio.to_thread.run_sync(call))
+
+    async def run_once(self, values: Mapping[str, Any], state: str, responses: Any) -> Ran:
+        """The last round of a continued call: run, unless this round already ran."""
+        if self.once is None:
+            return await self.run(values)
+        key = key_of(self.tool, state)
+        claimed = self.once.claim(key, answers_of(responses), LIFETIME)
+        if claimed.refused is not None:
+            raise ElicitationFailed(claimed.refused)
+        if claimed.done:
+            return Ran(claimed.result)
+        try:
+            ran = await self.run(values)
+        except BaseException:
+            self.once.release(key)  # nothing finished: a retry runs it
+            raise
+        self.once.finish(key, ran.result)
+        return ran
 
 
 @dataclass
@@ -168,12 +193,16 @@ async def _fill(
     if in_task or (rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS):
         handoff = None if in_task else _HANDOFF.get()
         leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
-        outcome = await _run_leg(leg, None if handoff is not None else body)
+        # A foreground round carrying state may be the last, sent again: claimed first.
+        continued = ctx.request_state if not in_task and handoff is None else None
+        outcome = await _run_leg(leg, None if handoff is not None or continued else body)
         if isinstance(outcome, Ask) and not in_task:
             _require_form_elicitation(ctx, outcome, modern=True)
         if handoff is not None and isinstance(outcome, Complete):
             handoff.state = outcome.state
             return Ran(None)  # the body runs once, in the task the caller makes now
+        if continued and isinstance(outcome, Complete):
+            return await body.run_once(outcome.values, continued, ctx.input_responses)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome
@@ -324,15 +353,21 @@ class DeclarativeFastMCP(FastMCP):
     time (ERA-6).
     """
 
+    def __init__(self, *args: Any, completions: Completions | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Where every tool's last rounds are recorded; several processes serving one
+        #: deployment pass one store they share.
+        self.completions: Completions = completions if completions is not None else InMemory()
+
     def tool(self, name_or_fn: Any = None, **kwargs: Any) -> Any:
         if callable(name_or_fn) and not isinstance(name_or_fn, str):
-            return super().tool(declared(name_or_fn), **kwargs)
+            return super().tool(declared(name_or_fn, self.completions), **kwargs)
         register = super().tool(name_or_fn, **kwargs)
-        return lambda fn: register(declared(fn))
+        return lambda fn: register(declared(fn, self.completions))
 
     def add_tool(self, tool: Any) -> Any:
         if callable(tool) and not hasattr(tool, "run"):
-            tool = declared(tool)
+            tool = declared(tool, self.completions)
         else:
             _refuse_undeclared(tool)
         return super().add_tool(tool)

@@ -42,6 +42,7 @@ from elicit_conformance.cases.behaviours.security import (
     test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run,
     test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected,
     test_sec_3_malformed_replies_never_reach_the_body,
+    test_sec_5_a_replayed_last_round_runs_the_body_once,
 )
 
 __all__ = [
@@ -73,4 +74,5 @@ __all__ = [
     "test_sec_1_tampered_state_is_rejected_and_the_body_does_not_run",
     "test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected",
     "test_sec_3_malformed_replies_never_reach_the_body",
+    "test_sec_5_a_replayed_last_round_runs_the_body_once",
 ]

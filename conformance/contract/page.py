@@ -155,6 +155,10 @@ def render() -> str:
         if tool.task:
             out.append("- Task: runs as a task for a client that opts in, on a target that offers "
                        "the tasks extension (TASK).")
+        if tool.once:
+            out.append("- One-time: a booking a requestState may complete at most once. Its last round, "
+                       "sent again (a client retrying a lost response), runs no body: the target answers "
+                       "the first result, an error, or a new question (SEC-5).")
         if tool.profile == "python":
             out.append("- Profile: Python spelling. A server in another language leaves it out; "
                        "only the scenario that uses it is then not testable.")
@@ -257,7 +261,7 @@ def data() -> dict[str, Any]:
         "tools": {
             name: {
                 "arguments": dict(tool.arguments), "returns": tool.returns, "description": tool.description,
-                "profile": tool.profile, "task": tool.task, "checked_by": sorted(used[name]),
+                "profile": tool.profile, "task": tool.task, "once": tool.once, "checked_by": sorted(used[name]),
                 "questions": {
                     param: {"message": q.message, "needs": list(q.needs), "optional": q.optional,
                             "requested_schema": q.schema()}

@@ -46,8 +46,8 @@ from typing import Any
 
 PACKAGE = "elicit_conformance.reference"
 #: Every engine file: the marker, the questions and answers, the rounds, the server,
-#: and the tasks extension's additions (the app's scenario tools are not the engine).
-ENGINE = ("markers", "questions", "answers", "rounds", "serve", "tasks")
+#: the once-only last round, and the tasks extension's additions (the app's scenario tools are not the engine).
+ENGINE = ("markers", "questions", "answers", "rounds", "serve", "once", "tasks")
 
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,

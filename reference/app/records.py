@@ -1,6 +1,7 @@
 """What one deployment of the scenario app shares: its records and its seal key.
 
-Records: body runs, question copy, profiles.
+Records: body runs, question copy, profiles, and the last rounds that ran
+(`reference.once`: a retried last round must not run its body on another process).
 
 A client observes BAT-2 and SEC-* by asking how often a body ran, and changes
 the world between rounds (DIG-1, RES-3) through tools. One process, over any
@@ -14,11 +15,17 @@ shares them, as a real server's database would.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
+import time
+from typing import Any
 
 from mcp.server.request_state import RequestStateSecurity
+from pydantic_core import to_jsonable_python
+
+from elicit_conformance.reference.once import Claimed, verdict
 
 ENV_VAR = "ELICIT_REFERENCE_RECORDS"
 #: Comma-separated seal secrets: the first seals, every one unseals (rotation).
@@ -33,6 +40,8 @@ class Records:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS completions "
+                         "(key TEXT PRIMARY KEY, expires REAL, answers TEXT, finished INTEGER, result TEXT)")
 
     def get(self, key: str) -> str | None:
         with self._lock:
@@ -53,6 +62,35 @@ class Records:
             )
             row = self._db.execute("SELECT value FROM records WHERE key = ?", (key,)).fetchone()
         return int(row[0])
+
+
+    # -- `reference.once.Completions`: one claim per last round, across processes --------
+
+    def claim(self, key: str, answers: str, lifetime: float) -> Claimed:
+        now = time.time()
+        with self._lock:
+            # IMMEDIATE: the look and the insert are one step for every process on the file.
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM completions WHERE expires < ?", (now,))
+                row = self._db.execute("SELECT answers, finished, result FROM completions WHERE key = ?",
+                                       (key,)).fetchone()
+                if row is None:
+                    self._db.execute("INSERT INTO completions VALUES (?, ?, ?, 0, NULL)", (key, now + lifetime, answers))
+            finally:
+                self._db.execute("COMMIT")
+        if row is None:
+            return Claimed()
+        return verdict(answers, (row[0], bool(row[1]), json.loads(row[2]) if row[2] is not None else None))
+
+    def finish(self, key: str, result: Any) -> None:
+        with self._lock:
+            self._db.execute("UPDATE completions SET finished = 1, result = ? WHERE key = ?",
+                             (json.dumps(to_jsonable_python(result, fallback=str)), key))
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM completions WHERE key = ?", (key,))
 
 
 def from_environment() -> Records:

@@ -29,7 +29,12 @@ from .official import register as register_official
 from .official import register_tasks as register_official_tasks
 from .records import from_environment, seal_from_environment
 
-app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment())
+#: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3),
+#: question copy per `ref` (DIG-1) and the last rounds that ran (SEC-5), shared by
+#: every process of one deployment.
+_records = from_environment()
+
+app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment(), completions=_records)
 
 # Background tasks need the `tasks` extra (fastmcp-tasks). Without it the tools
 # the catalog marks "task" are ordinary tools and the TASK cases read "not implemented".
@@ -55,10 +60,6 @@ if importlib.util.find_spec("fastmcp_tasks") is not None:
 else:
     TASK = INSIDE = False
 
-#: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3) and
-#: question copy per `ref` (DIG-1), shared by every process of one deployment.
-_records = from_environment()
-
 
 def _ran(ref: str) -> None:
     _records.count(f"runs:{ref}")
@@ -77,6 +78,14 @@ def book_destination(
     """Book a flight; where to is asked of the user."""
     _ran(ref)
     return f"Booked a flight to {destination}"
+
+
+@app.tool
+def book_once(ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]) -> str:
+    """Book one seat on a one-time fare; where to is asked of the user."""
+    # Nothing of its own: every declared tool's last round runs once (reference.once).
+    _ran(ref)
+    return f"Booked one seat to {destination}"
 
 
 @app.tool(task=INSIDE)

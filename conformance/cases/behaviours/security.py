@@ -9,7 +9,7 @@ import pytest
 
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
-from elicit_conformance.harness.driver import Run, Script, drive, input_requests, state_of
+from elicit_conformance.harness.driver import Run, Script, drive, input_requests, result_text, state_of
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
@@ -118,3 +118,47 @@ async def test_sec_3_malformed_replies_never_reach_the_body(case: Case, kind: st
         # Round 1 is the question; a second round is the question asked again.
         check("SEC-3", run.failed or len(run.rounds) > 1,
               f"a {kind} reply completed the call {brief(run.text)}; it must fail clearly or be asked again")
+
+
+#: How often the case sends the last round: the first time and two replays.
+SENDS = 3
+
+
+@pytest.mark.tools("body_runs", "book_once")
+@pytest.mark.checks("SEC-5")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_sec_5_a_replayed_last_round_runs_the_body_once(case: Case, era: str) -> None:
+    """book_once(ref), a one-time booking, asks where to; its last round (the answer
+    'Paris' with that round's requestState) is sent three times, as a client that lost
+    the response sends it again: the body runs once; a replay is answered with the
+    first result, an error, or a new question."""
+    ref = f"{case.run_id}-sec-5"
+    async with case.peer(era) as peer:
+        first = await peer.call_tool("book_once", {"ref": ref})
+        keys = list(input_requests(first))
+        check("SEC-5", len(keys) == 1, f"book_once answered {brief(first)}; it asks one question, the destination")
+        answer = {keys[0]: {"action": "accept", "content": {"value": "Paris"}}}
+        answered: list[dict[str, Any] | None] = []
+        for _ in range(SENDS):
+            try:
+                answered.append(await peer.call_tool("book_once", {"ref": ref}, inputResponses=answer, **state_of(first)))
+            except RpcError:
+                answered.append(None)  # a refused replay
+    booked = answered[0]
+    check("SEC-5", booked is not None and _completed(booked),
+          f"the last round, sent the first time, answered {brief(booked)}; it completes the booking")
+    runs = await case.body_runs(ref)
+    check("SEC-5", runs == 1, f"the last round of book_once, sent {SENDS} times with the same requestState and "
+          f"answers, ran the body {runs} times; a one-time booking runs it once")
+    for number, replay in enumerate(answered[1:], start=2):
+        if replay is not None and _completed(replay):
+            check("SEC-5", result_text(replay) == result_text(booked),
+                  f"send {number} of the same last round completed with {brief(result_text(replay))}, "
+                  f"not the first result {brief(result_text(booked))}")
+
+
+def _completed(result: dict[str, Any]) -> bool:
+    """A finished, successful answer: not a question, not an error result."""
+    return result.get("resultType", "complete") == "complete" and not input_requests(result) \
+        and "requestState" not in result and not result.get("isError")
