@@ -30,7 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from uncalled_for import get_dependency_parameters
 
 from elicit_conformance.reference.markers import Elicit
-from elicit_conformance.reference.once import LIFETIME, Completions, InMemory, answers_of, key_of
+from elicit_conformance.reference.once import Completions, InMemory, once
 from elicit_conformance.reference.questions import (
     Question,
     RegistrationError,
@@ -57,12 +57,12 @@ def declared(fn: Callable[..., Any], completions: Completions | None = None) -> 
     signature = inspect.signature(fn)
     model_facing = [p for n, p in signature.parameters.items() if n not in elicited]
     is_async = inspect.iscoroutinefunction(inspect.unwrap(unpartial(fn)))
-    once = completions if completions is not None else InMemory()
+    record = completions if completions is not None else InMemory()
 
     async def tool(**kwargs: Any) -> Any:
         ctx = kwargs.pop(_CONTEXT)
         try:
-            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async, name_of(fn), once))
+            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async, name_of(fn), record))
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         if isinstance(outcome, Ask):  # the body does not run this leg (BAT-2)
@@ -123,7 +123,7 @@ class Body:
     is_async: bool
     #: The tool's name and where its last rounds are recorded (`reference.once`).
     tool: str = ""
-    once: Completions | None = None
+    completions: Completions | None = None
 
     def run_here(self, values: Mapping[str, Any]) -> Ran | None:
         """From a worker thread: run a sync body now; an async one must wait for the loop."""
@@ -135,21 +135,12 @@ class Body:
 
     async def run_once(self, values: Mapping[str, Any], state: str, responses: Any) -> Ran:
         """The last round of a continued call: run, unless this round already ran."""
-        if self.once is None:
+        if self.completions is None:
             return await self.run(values)
-        key = key_of(self.tool, state)
-        claimed = self.once.claim(key, answers_of(responses), LIFETIME)
-        if claimed.refused is not None:
-            raise ElicitationFailed(claimed.refused)
-        if claimed.done:
-            return Ran(claimed.result)
-        try:
-            ran = await self.run(values)
-        except BaseException:
-            self.once.release(key)  # nothing finished: a retry runs it
-            raise
-        self.once.finish(key, ran.result)
-        return ran
+        return Ran(await once(self.completions, self.tool, state, responses, lambda: self._result(values)))
+
+    async def _result(self, values: Mapping[str, Any]) -> Any:
+        return (await self.run(values)).result
 
 
 @dataclass
@@ -203,6 +194,10 @@ async def _fill(
             return Ran(None)  # the body runs once, in the task the caller makes now
         if continued and isinstance(outcome, Complete):
             return await body.run_once(outcome.values, continued, ctx.input_responses)
+        if in_task and isinstance(outcome, Complete) and ctx.task_id:
+            # A task's leg may be delivered again (its worker stopped before it was
+            # acknowledged): its body runs once per task.
+            return await body.run_once(outcome.values, f"task {ctx.task_id}", None)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome

@@ -21,6 +21,8 @@ state and answers in its store, so the engine can ask in a task exactly as on
   in a variant and some mutants, has the task made first and asks through
   `tasks/get`, which is legal too; such a client is then refused when the task
   would be made, since its worker has no client to check capabilities against.
+  The round that makes the task, sent again (a client that lost its response),
+  answers the same task instead of making a second (`reference.once`).
 - **Signature order (BAT-4).** A leg's requests are stored in a hash, which
   does not keep their order, so `tasks/get` puts each waiting task's requests
   back in the order its tool declares them.
@@ -35,7 +37,7 @@ import contextvars
 from dataclasses import dataclass
 from typing import Any
 
-from fastmcp.exceptions import NotFoundError
+from fastmcp.exceptions import NotFoundError, ToolError
 from fastmcp.server.context import Context
 from fastmcp.server.dependencies import _is_client_tool_call
 from fastmcp.utilities.tasks import TASKS_EXTENSION_ID, TaskConfig
@@ -45,10 +47,11 @@ from fastmcp_tasks.creation import registered_component_for_key
 from fastmcp_tasks.handlers import _lookup_task
 from fastmcp_tasks.input_store import _read_outstanding_map, store_outstanding
 from fastmcp_tasks.keys import parse_task_key
-from fastmcp_tasks.models import GetTaskParams, GetTaskResult
+from fastmcp_tasks.models import CreateTaskResult, GetTaskParams, GetTaskResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elicit_conformance.reference.rounds import State
+from elicit_conformance.reference.once import once
+from elicit_conformance.reference.rounds import ElicitationFailed, State
 from elicit_conformance.reference.serve import (
     asking_before_a_task,
     declares_form_elicitation,
@@ -90,7 +93,16 @@ class DeclarativeTasks(TasksExtension):
             return answer  # a round still asking, or the call's own error: no task yet
         token = _CARRIED.set(handoff.state)
         try:
-            return await super().intercept_tool_call(params, context, call_next)
+            make = lambda: super(DeclarativeTasks, self).intercept_tool_call(params, context, call_next)  # noqa: E731
+            completions = getattr(self.server, "completions", None)
+            if completions is None or not context.request_state:
+                return await make()
+            # The round that makes the task, sent again, gets the same task, not a second.
+            return await once(completions, params.name, context.request_state, context.input_responses, make,
+                              keep=lambda made: made.model_dump(by_alias=True, mode="json"),
+                              restore=CreateTaskResult.model_validate)
+        except ElicitationFailed as failure:
+            raise ToolError(str(failure)) from failure
         finally:
             _CARRIED.reset(token)
 

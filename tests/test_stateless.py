@@ -38,7 +38,7 @@ from elicit_conformance.harness.driver import OnRound, Run, Script, drive
 from elicit_conformance.harness.tasked import TaskRun, drive_task
 from elicit_conformance.reference.app.records import ENV_VAR as RECORDS, SEAL_VAR
 from elicit_conformance.revisions import MODERN
-from tests.services import HAProxy, RedisServer
+from elicit_conformance.dev.services import HAProxy, RedisServer
 from tests.suite import BRIEF, TASKS_SERVED, golden_all_same, run
 
 CATALOG = load()

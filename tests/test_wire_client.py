@@ -54,3 +54,20 @@ def test_a_failed_http_connection_is_said_as_what_the_server_did() -> None:
     assert str(connection_fault(cut, None)) == (
         "the connection closed between requests (peer closed connection without sending complete message body "
         "(received 2 bytes, expected 4))")
+
+
+def test_a_bare_http_error_status_is_said_as_that_status() -> None:
+    """The MCP client answers a 5xx without a JSON-RPC body with a -32603 of its own."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    from elicit_conformance.connection.faults import STATUS_ONLY
+    from elicit_conformance.connection.wire import answer_of
+    from elicit_conformance.exceptions import RpcError
+
+    made = MCPError(code=mcp_types.INTERNAL_ERROR, message=STATUS_ONLY)
+    assert str(answer_of(made, "tools/call", "HTTP 502 Bad Gateway")) == (
+        "the server answered tools/call with HTTP 502 Bad Gateway and no JSON-RPC message")
+    # The server's own -32603 is its answer.
+    own = answer_of(MCPError(code=mcp_types.INTERNAL_ERROR, message="boom"), "tools/call", "HTTP 500")
+    assert isinstance(own, RpcError) and own.error["message"] == "boom"

@@ -16,7 +16,7 @@ from typing import Any
 
 import mcp_types
 
-from elicit_conformance.exceptions import Broken
+from elicit_conformance.exceptions import Broken, CheckFailed, NotTestable, TimedOut
 
 #: How the MCP client begins the -32700 it makes when a body or an event is not a
 #: JSON-RPC message (mcp's client/streamable_http.py).
@@ -38,6 +38,21 @@ def unparsed(error: Any) -> str | None:
         return "a body"
     quoted = found.group(1)
     return "an empty body" if quoted in ("b''", "''") else quoted
+
+
+#: The MCP client's words for an HTTP error status that carried no JSON-RPC error: it
+#: answers the request itself with -32603 and these (mcp's client/streamable_http.py).
+STATUS_ONLY = "Server returned an error response"
+
+
+def status_only(error: Any) -> bool:
+    """Whether `error` is the -32603 the MCP client made for a bare HTTP error status."""
+    return isinstance(error, dict) and error.get("code") == mcp_types.INTERNAL_ERROR \
+        and error.get("message") == STATUS_ONLY
+
+
+def bare_status(method: str, status: str | None) -> Broken:
+    return Broken(f"the server answered {method} with {status or 'an HTTP error status'} and no JSON-RPC message")
 
 
 def not_json_rpc(method: str, sent: str) -> Broken:
@@ -64,3 +79,16 @@ def connection_fault(error: BaseException, method: str | None) -> Broken:
     if isinstance(error, (httpx2.ReadError, httpx2.WriteError, ConnectionResetError)) and not text:
         return Broken(f"the server reset the connection {waiting}")
     return Broken(f"the connection closed {waiting}" + (f" ({text})" if text else ""))
+
+
+def fault_in(error: BaseException) -> BaseException | None:
+    """The failed connection `error` is, or that the transport's task group holds,
+    unless the case reached a verdict of its own first."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error if transport_fault(error) else None
+    if error.subgroup((NotTestable, TimedOut, CheckFailed)) is not None:
+        return None
+    faults = error.subgroup(transport_fault)
+    while isinstance(faults, BaseExceptionGroup):
+        faults = faults.exceptions[0]
+    return faults

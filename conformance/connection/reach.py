@@ -12,7 +12,7 @@ import shutil
 from typing import Any
 from urllib.parse import urlsplit
 
-from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut, Unreachable
+from elicit_conformance.exceptions import Broken, CheckFailed, RpcError, TimedOut, Unreachable
 from elicit_conformance.revisions import ERAS
 
 from .client import Client
@@ -46,7 +46,8 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
                 names = found if names is None else names
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message
             cause = _innermost(error)
-            if isinstance(cause, RpcError):  # the server answered: not this revision
+            # The server answered, with a JSON-RPC error or a bare HTTP error status: not this revision.
+            if isinstance(cause, RpcError) or (isinstance(cause, Broken) and _failed_statuses(target)):
                 refused[era] = _refusal(target, cause)
             elif names is None:
                 raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}") from None
@@ -68,18 +69,24 @@ async def _tool_names(peer: Any) -> frozenset[str]:
         params = {"cursor": listed["nextCursor"]}
 
 
-def _refusal(target: Target, error: RpcError) -> str:
+def _failed_statuses(target: Target) -> list[Any]:
+    return [status for status in target.http_statuses if status.code >= 400] if target.kind == "url" else []
+
+
+def _refusal(target: Target, error: Exception) -> str:
     """What the server answered: over HTTP, an error status is said as itself (the
     MCP client turns a 404 into a JSON-RPC -32601 'Not Found' it never received)."""
-    failed = [status for status in target.http_statuses if status.code >= 400]
-    if target.kind == "url" and failed:
+    failed = _failed_statuses(target)
+    if failed:
         status = failed[-1]
         hint = ""
         if status.code == 404:
             path = urlsplit(target.spec).path or "/"
             hint = f": nothing is served at the path {path!r}; is that the MCP endpoint's path (often /mcp)?"
         return f"{status} from {target.spec}{hint}"
-    return f"{error.error.get('code')} {error.error.get('message')}"
+    if isinstance(error, RpcError):
+        return f"{error.error.get('code')} {error.error.get('message')}"
+    return str(error)
 
 
 def _where(target: Target) -> str:

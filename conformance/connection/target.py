@@ -104,7 +104,8 @@ class Target:
                 cases say so instead of failing one by one.
         """
         startup = self.servers.startup if self.servers is not None else None
-        return connect(self._transport(client), client, transcript, tools=tools, timeout=timeout, startup=startup)
+        return connect(self._transport(client), client, transcript, tools=tools, timeout=timeout, startup=startup,
+                       statuses=self.http_statuses if self.kind == "url" else None)
 
     def _transport(self, client: Client) -> ClientTransport:
         if client.era in self.refused:

@@ -9,7 +9,7 @@ dict (or the raw JSON-RPC error), and on the handshake era each
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,16 +21,15 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from pydantic import ValidationError
 
-from elicit_conformance.exceptions import Broken, CheckFailed, NotTestable, RpcError, TimedOut
+from elicit_conformance.exceptions import Broken, NotTestable, RpcError, TimedOut
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
 from .client import Client
-from .faults import connection_fault, not_json_rpc, transport_fault, unparsed
+from .faults import bare_status, connection_fault, fault_in, not_json_rpc, status_only, unparsed
 from .stdio import Handshake, SharedStdioTransport
 
 __all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
-
 
 
 @dataclass
@@ -130,7 +129,6 @@ def _recording_session(transcript: Transcript, modes: tuple[str, ...], tasks: bo
 METHOD_NOT_FOUND = -32601
 
 
-
 #: The requests a 2026-07-28 server may answer with an `InputRequiredResult`.
 ASKING = ("tools/call", "prompts/get", "resources/read")
 #: How many state-only answers in a row are retried before the case sees one.
@@ -167,6 +165,8 @@ class Peer:
         #: The methods of the requests waiting for their answers, oldest first: what a
         #: failed connection interrupted.
         self.waiting: list[str] = []
+        #: The HTTP statuses of a URL target's latest responses, newest last (else None).
+        self.statuses: Sequence[Any] | None = None
 
     def offers(self, extension: str) -> bool:
         """Whether the server advertised `extension` (2026-07-28 only)."""
@@ -216,12 +216,17 @@ class Peer:
                 result = await _send_raw(self.session, method, params)
         except MCPError as error:
             self.waiting.remove(method)
-            raise answer_of(error, method) from error
+            raise answer_of(error, method, self.http_error()) from error
         # Left waiting when cancelled: the connection failing cancels the wait, then says why.
         self.waiting.remove(method)
         if not isinstance(result, dict):
             raise Broken(f"the server answered {method} with {brief(result)}, which is not a JSON object")
         return result
+
+    def http_error(self) -> str | None:
+        """The latest HTTP error status of this target, said ("HTTP 502 Bad Gateway")."""
+        failed = [status for status in self.statuses or () if status.code >= 400]
+        return str(failed[-1]) if failed else None
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
         if self.tools is not None and name not in self.tools:
@@ -244,16 +249,20 @@ def missing_tools(names: list[str]) -> NotTestable:
     )
 
 
-def answer_of(error: MCPError, method: str) -> Exception:
+def answer_of(error: MCPError, method: str, status: str | None = None) -> Exception:
     """What an `MCPError` means: the server's JSON-RPC error (`RpcError`), or that
     the connection closed first (the SDK's own error, no answer of the server's).
     The suite sets no SDK timeout on a request (`answered_within` is its clock), so
     a -32001 is the server's own answer; a -32700 the MCP client made for bytes it
-    could not parse is said as those bytes."""
+    could not parse is said as those bytes, one it made for a bare HTTP error status as
+    that status (`status`, where known)."""
     if error.code == mcp_types.CONNECTION_CLOSED:
         return Broken(f"the connection closed while {method} waited for its answer ({error.error.message})")
-    if (sent := unparsed(error.error.model_dump(mode="json"))) is not None:
+    said = error.error.model_dump(mode="json")
+    if (sent := unparsed(said)) is not None:
         return not_json_rpc(method, sent)
+    if status_only(said):
+        return bare_status(method, status)
     return RpcError(error.error.model_dump(mode="json", exclude_none=True), method)
 
 
@@ -280,6 +289,7 @@ async def connect(
     tools: frozenset[str] | None = None,
     timeout: float | None = None,
     startup: float | None = None,
+    statuses: Sequence[Any] | None = None,
 ) -> AsyncIterator[Peer]:
     """Open a recorded connection as `client` over `transport`.
 
@@ -290,6 +300,7 @@ async def connect(
     """
     era, modes, tasks = client.era, client.modes, client.tasks
     peer = Peer(era, tools, timeout)
+    peer.statuses = statuses
     kwargs: dict[str, Any] = {
         "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
     }
@@ -311,29 +322,16 @@ async def connect(
             except MCPError as error:
                 # An RpcError is the server's answer: it does not serve `era` (a 2025-only
                 # server: -32601); the connection closing first is not an answer at all.
-                raise answer_of(error, handshake) from error
+                raise answer_of(error, handshake, peer.http_error()) from error
             peer.waiting.remove(handshake)
             peer.session = session
             peer.discovered = session.server_capabilities
             yield peer
     except BaseException as error:
-        fault = _fault_in(error)
+        fault = fault_in(error)
         if fault is None:
             raise
         raise connection_fault(fault, peer.waiting[-1] if peer.waiting else None) from None
-
-
-def _fault_in(error: BaseException) -> BaseException | None:
-    """The failed connection `error` is, or that the transport's task group holds,
-    unless the case reached a verdict of its own first."""
-    if not isinstance(error, BaseExceptionGroup):
-        return error if transport_fault(error) else None
-    if error.subgroup((NotTestable, TimedOut, CheckFailed)) is not None:
-        return None
-    faults = error.subgroup(transport_fault)
-    while isinstance(faults, BaseExceptionGroup):
-        faults = faults.exceptions[0]
-    return faults
 
 
 async def _discover(session: ClientSession) -> None:

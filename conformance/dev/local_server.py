@@ -29,11 +29,13 @@ class LocalServer:
     """`with LocalServer("elicit_conformance.reference.asgi:asgi") as server:` then use `server.url`."""
 
     def __init__(
-        self, app: str, *, env: Mapping[str, str] | None = None, log: Path | None = None
+        self, app: str, *, env: Mapping[str, str] | None = None, log: Path | None = None, port: int = 0
     ) -> None:
         self.app = app
         self.env = {**os.environ, **(env or {})}
         self.log = log
+        #: 0: any free port. Given: that one (a restarted process behind a balancer that names it).
+        self.port = port
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
         self._log_file: int | None = None
@@ -45,11 +47,13 @@ class LocalServer:
         # Without it every reply on a kept-alive connection waits out the
         # client's delayed ACK (~40 ms).
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        listener.bind(("127.0.0.1", 0))
+        # A port given again after its process was killed may hold connections in TIME_WAIT.
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
         listener.listen(128)
-        port = listener.getsockname()[1]
+        port = self.port = listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}/mcp"
-        output = open(self.log, "wb") if self.log else subprocess.DEVNULL
+        output = open(self.log, "ab") if self.log else subprocess.DEVNULL
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "uvicorn", self.app, "--fd", str(listener.fileno()),
@@ -90,6 +94,13 @@ class LocalServer:
         if self.log and self.log.exists():
             return ":\n" + self.log.read_text(errors="replace")[-2000:]
         return ""
+
+    def kill(self) -> None:
+        """Stop at once (SIGKILL), as a crash would: requests in flight are cut off."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
     def stop(self) -> None:
         process, self._process = self._process, None

@@ -41,7 +41,7 @@ class Records:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT)")
         self._db.execute("CREATE TABLE IF NOT EXISTS completions "
-                         "(key TEXT PRIMARY KEY, expires REAL, answers TEXT, finished INTEGER, result TEXT)")
+                         "(key TEXT PRIMARY KEY, expires REAL, answers TEXT, finished INTEGER, result TEXT, started REAL)")
 
     def get(self, key: str) -> str | None:
         with self._lock:
@@ -73,15 +73,16 @@ class Records:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute("DELETE FROM completions WHERE expires < ?", (now,))
-                row = self._db.execute("SELECT answers, finished, result FROM completions WHERE key = ?",
+                row = self._db.execute("SELECT answers, finished, result, started FROM completions WHERE key = ?",
                                        (key,)).fetchone()
                 if row is None:
-                    self._db.execute("INSERT INTO completions VALUES (?, ?, ?, 0, NULL)", (key, now + lifetime, answers))
+                    self._db.execute("INSERT INTO completions VALUES (?, ?, ?, 0, NULL, ?)",
+                                     (key, now + lifetime, answers, now))
             finally:
                 self._db.execute("COMMIT")
         if row is None:
             return Claimed()
-        return verdict(answers, (row[0], bool(row[1]), json.loads(row[2]) if row[2] is not None else None))
+        return verdict(answers, (row[0], bool(row[1]), json.loads(row[2]) if row[2] is not None else None, row[3]), now)
 
     def finish(self, key: str, result: Any) -> None:
         with self._lock:

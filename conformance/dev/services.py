@@ -1,6 +1,7 @@
-"""Real servers the multi-process tests run next to the reference: `redis-server`
-(one task store shared by several processes) and HAProxy (the load balancer in
-front of them, configured by docs/haproxy.cfg, the example the README ships).
+"""Real servers the multi-process tests and the deployment bench run next to the
+reference: `redis-server` (one task store shared by several processes) and HAProxy
+(the load balancer in front of them, configured by docs/haproxy.cfg, the example
+the README ships).
 
 Each is started on 127.0.0.1 on a port of its own and stopped by its PID. When
 one is absent it is installed from Debian's registry (as root, which CI is), so
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CONFIG = ROOT / "docs" / "haproxy.cfg"
 #: How long a service may take to answer on its port.
 START_TIMEOUT = 20.0
@@ -31,9 +32,10 @@ class Service:
 
     package = ""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, port: int | None = None) -> None:
         self.log = log
-        self.port = _free_port()
+        #: Given: the same port again (a restart where clients and balancers expect it).
+        self.port = port or _free_port()
         self._process: subprocess.Popen[bytes] | None = None
 
     def command(self, binary: str) -> list[str]:
@@ -63,6 +65,12 @@ class Service:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         self._stop()
 
+    def kill(self) -> None:
+        """Stop at once (SIGKILL), as a crash would: nothing is flushed or closed cleanly."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
     def _stop(self) -> None:
         if self._process is not None and self._process.poll() is None:
             self._process.terminate()
@@ -74,16 +82,29 @@ class Service:
 
 
 class RedisServer(Service):
-    """`with RedisServer(log) as redis:` then give servers `redis.url` as FASTMCP_DOCKET_URL."""
+    """`with RedisServer(log) as redis:` then give servers `redis.url` as FASTMCP_DOCKET_URL.
+
+    With `data`, it persists there: every write goes to its append-only file before it
+    is acknowledged (`appendfsync always`), so a Redis restarted on the same `data` and
+    port has every task a client was told of. Without, nothing survives a restart.
+    """
 
     package = "redis-server"
+
+    def __init__(self, log: Path, port: int | None = None, data: Path | None = None) -> None:
+        super().__init__(log, port)
+        self.data = data
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def command(self, binary: str) -> list[str]:
-        return [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        base = [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
+        if self.data is None:
+            return [*base, "--appendonly", "no"]
+        self.data.mkdir(parents=True, exist_ok=True)
+        return [*base, "--dir", str(self.data), "--appendonly", "yes", "--appendfsync", "always"]
 
     def ready(self) -> bool:
         try:
