@@ -247,7 +247,7 @@ class Leg:
                 "outcome() before every resolver ran: call next_resolver() until it returns None"
             )
         if not self._asking:
-            return Complete(dict(self._values), State(answers=dict(self._carry)))
+            return Complete(dict(self._values), State(answers=dict(self._carry), call=self._state.call))
         asking = sorted(self._asking.values(), key=lambda item: item[0].position)
         return Ask(
             requests={question.name: request for question, request, _ in asking},

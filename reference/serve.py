@@ -183,7 +183,8 @@ async def _fill(
     in_task = ctx.is_background_task
     if in_task or (rc is not None and rc.protocol_version in MODERN_PROTOCOL_VERSIONS):
         handoff = None if in_task else _HANDOFF.get()
-        leg = Leg(questions, kwargs, State.decode(ctx.request_state), ctx.input_responses or {})
+        carried = State.decode(ctx.request_state)
+        leg = Leg(questions, kwargs, carried, ctx.input_responses or {})
         # A foreground round carrying state may be the last, sent again: claimed first.
         continued = ctx.request_state if not in_task and handoff is None else None
         outcome = await _run_leg(leg, None if handoff is not None or continued else body)
@@ -196,8 +197,10 @@ async def _fill(
             return await body.run_once(outcome.values, continued, ctx.input_responses)
         if in_task and isinstance(outcome, Complete) and ctx.task_id:
             # A task's leg may be delivered again (its worker stopped before it was
-            # acknowledged): its body runs once per task.
-            return await body.run_once(outcome.values, f"task {ctx.task_id}", None)
+            # acknowledged), and a call whose task-making round failed halfway may have
+            # made two tasks: the body runs once per call (per task where nothing was asked).
+            once_per = f"call {carried.call}" if carried.call else f"task {ctx.task_id}"
+            return await body.run_once(outcome.values, once_per, None)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome

@@ -65,7 +65,7 @@ def test_tasked_calls_through_a_killed_worker(deployment: Deployment, capsys: py
 
 
 def test_tasked_calls_through_a_redis_restart(deployment: Deployment, capsys: pytest.CaptureFixture[str]) -> None:
-    tally = anyio.run(tasked_calls, deployment.url, 20, redis_restart(deployment, after=0.3))
+    tally = anyio.run(tasked_calls, deployment.url, 20, redis_restart(deployment, after=0.0))
     _owed(tally, capsys)
     assert tally.lost == 0, tally.line()
     # Without the tasks extra the reference makes no task: the calls run in the foreground.

@@ -18,6 +18,12 @@ A repository-only package (never in the wheel): `measures` takes each measuremen
    with pytest-xdist `-n 2`, each as a ratio to in-process, and whether every
    transport gave the same verdicts; with `--ci-run`, the wall and CPU time of
    `.ci/run` on a fresh clone, and its table of each test file's cost.
+6. With `--deployment` (alone): the reference deployment through faults, full size
+   (`elicit_conformance.dev.deployment`): 200 modern calls while a process is
+   killed and restarted, 50 tasked calls while a worker is killed and restarted,
+   50 while Redis restarts with persistence and 50 without: calls completed at
+   once and after one retry, with another's answers, body runs per call, HTTP 5xx
+   seen, tasks made and lost.
 6. A tasked two-round call (ORD-1, the tasks extension) against the same call
    in the foreground, in-process: wall time, and how much of it the client
    spends waiting between `tasks/get` polls (the server's `pollIntervalMs`).

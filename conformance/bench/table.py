@@ -34,7 +34,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-suite", action="store_true", help="skip the suite wall-time rows")
     parser.add_argument("--ci-run", action="store_true",
                         help="also time .ci/run on a fresh clone (minutes: it installs and runs every test)")
+    parser.add_argument("--deployment", action="store_true",
+                        help="only the reference deployment through faults, full size (needs redis-server and haproxy)")
     args = parser.parse_args(argv)
+    if args.deployment:
+        return deployment_table()
     # pydocket's worker (the tasks extension's) logs its start and every task at INFO.
     logging.getLogger("docket").setLevel(logging.WARNING)
     servers = measures.servers()
@@ -126,3 +130,43 @@ def _n(value: int | None) -> str:
 def _yes(ok: bool) -> str:
     return "yes" if ok else "**no**"
 
+
+
+#: The deployment's runs, full size: (what, calls, tasked, which fault, Redis persists).
+DEPLOYMENT_RUNS = (
+    ("modern calls, process 1 killed and restarted", 200, False, "kill", True),
+    ("tasked calls, process 2 (a worker) killed and restarted", 50, True, "kill", True),
+    ("tasked calls, Redis killed and restarted on its data", 50, True, "redis", True),
+    ("tasked calls, Redis restarted, no persistence (not the README's advice)", 50, True, "redis", False),
+)
+
+
+def deployment_table() -> None:
+    import tempfile
+    from pathlib import Path
+
+    from elicit_conformance.dev import deployment
+
+    header = ("Fault (2 processes behind docs/haproxy.cfg)", "calls", "completed at once", "after one retry",
+              "failed, told why", "another's answers", "body runs per call", "HTTP 5xx seen", "tasks made / lost")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="elicit-deployment-") as directory:
+        for number, (what, calls, tasked, fault, persistent) in enumerate(DEPLOYMENT_RUNS):
+            with deployment.Deployment(Path(directory) / str(number), persistent=persistent) as deployed:
+                # While every call is in flight (50 tasked calls take about a second); Redis
+                # as the first task is made.
+                chosen = (deployment.redis_restart(deployed, after=0.0) if fault == "redis"
+                          else deployment.kill_and_restart(deployed, 2 if tasked else 1, after=0.1 if tasked else 0.5,
+                                                           down=2.0))
+                drive = deployment.tasked_calls if tasked else deployment.modern_calls
+                tally = anyio.run(drive, deployed.url, calls, chosen)
+            failed = sum(tally.failed.values())
+            rows.append((what, str(tally.calls), str(tally.at_once), str(tally.after_retry), str(failed),
+                         str(tally.wrong), ", ".join(f"{runs}: {n}" for runs, n in sorted(tally.runs.items())),
+                         str(tally.http_5xx), f"{tally.tasks} / {tally.lost}" if tasked else "n/a"))
+            for why, count in tally.failed.most_common():
+                print(f"{what}: {count} x {why}")
+    print(f"\nelicit-conformance deployment through faults, {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores\n")
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")

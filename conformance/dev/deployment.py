@@ -73,9 +73,15 @@ class Tally:
     runs: Counter[int] = field(default_factory=Counter)
     #: HTTP responses with a 5xx status the clients received.
     http_5xx: int = 0
-    #: Tasks the server made, and those a later tasks/get no longer knew.
-    tasks: int = 0
+    #: The tasks the server made (their ids), and how many a later tasks/get no longer knew.
+    made_ids: set[str] = field(default_factory=set)
     lost: int = 0
+    #: Set when the server makes the first task: a fault on the task store waits for it.
+    made: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def tasks(self) -> int:
+        return len(self.made_ids)
 
     @property
     def completed(self) -> int:
@@ -97,10 +103,12 @@ class Tally:
 class Deployment:
     """`with Deployment(directory) as deployment:` then call `deployment.url`."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, persistent: bool = True) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         key = uuid.uuid4().hex
-        self.redis = RedisServer(directory / "redis.log", data=directory / "redis-data")
+        # Without persistence (the bench's comparison): a Redis restart forgets every task.
+        self.redis = RedisServer(directory / "redis.log", data=directory / "redis-data" if persistent else None)
         self.env = {"ELICIT_SEAL_KEYS": key, "ELICIT_REFERENCE_RECORDS": str(directory / "records.sqlite")}
         self.processes: list[LocalServer] = []
         self.balancer: HAProxy | None = None
@@ -174,7 +182,11 @@ class Retrying:
         target = load_target(self.url, "deployment")
         try:
             async with target.connect(self.client, Transcript(), timeout=REQUEST_TIMEOUT) as peer:
-                return await peer.request(method, params)
+                result = await peer.request(method, params)
+            if result.get("resultType") == "task" and isinstance(result.get("taskId"), str):
+                self.tally.made_ids.add(result["taskId"])
+                self.tally.made.set()
+            return result
         except BaseExceptionGroup as group:  # the transport's task group around what failed
             cause = unwrapped(group)
             if cause is group:
@@ -188,7 +200,11 @@ async def _body_runs(url: str, ref: str, tally: Tally) -> int:
     return body_run_count(await Retrying(url, False, tally).call_tool("body_runs", {"ref": ref}))
 
 
-async def modern_calls(url: str, calls: int, fault: Callable[[], Awaitable[None]]) -> Tally:
+#: A fault, run beside the calls; it may wait on what they did so far.
+Fault = Callable[[Tally], Awaitable[None]]
+
+
+async def modern_calls(url: str, calls: int, fault: Fault) -> Tally:
     """`calls` two-round calls at once through `url`, while `fault` runs."""
     tally = Tally(calls=calls)
     prefix = uuid.uuid4().hex[:8]
@@ -205,11 +221,11 @@ async def modern_calls(url: str, calls: int, fault: Callable[[], Awaitable[None]
             _count(tally, client, run, f"Booked a flight to City-{number}/A{number:03d}")
         tally.runs[await _body_runs(url, ref, tally)] += 1
 
-    await _together(one, calls, fault)
+    await _together(one, calls, fault, tally)
     return tally
 
 
-async def tasked_calls(url: str, calls: int, fault: Callable[[], Awaitable[None]]) -> Tally:
+async def tasked_calls(url: str, calls: int, fault: Fault) -> Tally:
     """`calls` tasked calls at once through `url`, while `fault` runs."""
     tally = Tally(calls=calls)
     prefix = uuid.uuid4().hex[:8]
@@ -226,13 +242,12 @@ async def tasked_calls(url: str, calls: int, fault: Callable[[], Awaitable[None]
             tally.failed[said] += 1
             tally.lost += "not found" in said.lower()
         else:
-            tally.tasks += run.task_id is not None
             lost = run.error is not None and "not found" in str(run.error.get("message", "")).lower()
             tally.lost += lost
             _count(tally, client, run, f"Booked a flight to City-{number}")
         tally.runs[await _body_runs(url, ref, tally)] += 1
 
-    await _together(one, calls, fault)
+    await _together(one, calls, fault, tally)
     return tally
 
 
@@ -252,17 +267,17 @@ def _said(error: BaseException) -> str:
     return (str(error) if not isinstance(error, RpcError) else str(error.error.get("message")))[:160]
 
 
-async def _together(one: Callable[[int], Awaitable[None]], calls: int, fault: Callable[[], Awaitable[None]]) -> None:
+async def _together(one: Callable[[int], Awaitable[None]], calls: int, fault: Fault, tally: Tally) -> None:
     async with anyio.create_task_group() as group:
         for number in range(calls):
             group.start_soon(one, number)
-        group.start_soon(fault)
+        group.start_soon(fault, tally)
 
 
-def kill_and_restart(deployment: Deployment, number: int, after: float, down: float) -> Callable[[], Awaitable[None]]:
+def kill_and_restart(deployment: Deployment, number: int, after: float, down: float) -> Fault:
     """A fault: `after` seconds in, kill -9 process `number`; `down` seconds later, start it again."""
 
-    async def fault() -> None:
+    async def fault(tally: Tally) -> None:
         await anyio.sleep(after)
         deployment.kill(number)
         await anyio.sleep(down)
@@ -271,10 +286,12 @@ def kill_and_restart(deployment: Deployment, number: int, after: float, down: fl
     return fault
 
 
-def redis_restart(deployment: Deployment, after: float) -> Callable[[], Awaitable[None]]:
-    """A fault: `after` seconds in, kill -9 Redis and start it again on its data."""
+def redis_restart(deployment: Deployment, after: float) -> Fault:
+    """A fault: `after` seconds after the first task is made, kill -9 Redis and start it
+    again on its data (where it has any)."""
 
-    async def fault() -> None:
+    async def fault(tally: Tally) -> None:
+        await tally.made.wait()
         await anyio.sleep(after)
         await anyio.to_thread.run_sync(deployment.restart_redis)
 
