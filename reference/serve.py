@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -137,7 +138,9 @@ class Body:
         """The last round of a continued call: run, unless this round already ran."""
         if self.completions is None:
             return await self.run(values)
-        return Ran(await once(self.completions, self.tool, state, responses, lambda: self._result(values)))
+        # The arguments too: state alone names the call only where it carries the call's id.
+        called = json.dumps(dict(self.kwargs), sort_keys=True, default=lambda value: type(value).__name__) + "\0" + state
+        return Ran(await once(self.completions, self.tool, called, responses, lambda: self._result(values)))
 
     async def _result(self, values: Mapping[str, Any]) -> Any:
         return (await self.run(values)).result
@@ -187,7 +190,11 @@ async def _fill(
         leg = Leg(questions, kwargs, carried, ctx.input_responses or {})
         # A foreground round carrying state may be the last, sent again: claimed first.
         continued = ctx.request_state if not in_task and handoff is None else None
-        outcome = await _run_leg(leg, None if handoff is not None or continued else body)
+        # A task's leg may be delivered again (its worker stopped before it was
+        # acknowledged), and a call whose task-making round failed halfway may have
+        # made two tasks: the body runs once per call (per task where nothing was asked).
+        per_task = (f"call {carried.call}" if carried.call else f"task {ctx.task_id}") if in_task else None
+        outcome = await _run_leg(leg, None if handoff is not None or continued or per_task else body)
         if isinstance(outcome, Ask) and not in_task:
             _require_form_elicitation(ctx, outcome, modern=True)
         if handoff is not None and isinstance(outcome, Complete):
@@ -195,12 +202,8 @@ async def _fill(
             return Ran(None)  # the body runs once, in the task the caller makes now
         if continued and isinstance(outcome, Complete):
             return await body.run_once(outcome.values, continued, ctx.input_responses)
-        if in_task and isinstance(outcome, Complete) and ctx.task_id:
-            # A task's leg may be delivered again (its worker stopped before it was
-            # acknowledged), and a call whose task-making round failed halfway may have
-            # made two tasks: the body runs once per call (per task where nothing was asked).
-            once_per = f"call {carried.call}" if carried.call else f"task {ctx.task_id}"
-            return await body.run_once(outcome.values, once_per, None)
+        if per_task and isinstance(outcome, Complete):
+            return await body.run_once(outcome.values, per_task, None)
     else:
         outcome = Complete(await _fill_in_process(questions, kwargs, ctx))
     return await body.run(outcome.values) if isinstance(outcome, Complete) else outcome
