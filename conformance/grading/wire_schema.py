@@ -33,7 +33,8 @@ from jsonschema.exceptions import ValidationError, best_match
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
-__all__ = ["FORMS", "SCHEMAS", "form_problem", "problems", "result_type_problem", "result_type_problems"]
+__all__ = ["FORMS", "SCHEMAS", "form_problem", "problems", "result_problems", "result_type_problem",
+           "result_type_problems"]
 
 #: The published schema of each revision judged by its own, with its sha256 (SOURCE.md).
 SCHEMAS = {
@@ -117,6 +118,26 @@ def result_type_problems(messages: list[tuple[str, dict[str, Any]]]) -> Iterator
         if answering is not None and isinstance(message.get("result"), dict):
             if (problem := result_type_problem(answering, message["result"])) is not None:
                 yield problem
+
+
+def result_problems(messages: list[tuple[str, dict[str, Any]]], revision: str) -> Iterator[str]:
+    """Each result in `messages` that does not validate as what its `resultType` says it
+    is, read as a client reads it ("resultType ... allows the client to determine how to
+    parse the result object"): an `InputRequiredResult`, or the method's own result. The
+    published schema lets a 2026-07-28 call's result be either (`anyOf`), and its
+    `InputRequiredResult` requires nothing but `resultType`, so a malformed finished
+    result passes `problems()` as an `InputRequiredResult`. For sentences, not verdicts."""
+    definitions = _definitions(revision)
+    for message, answering in _sent(messages):
+        result, request = message.get("result"), _by_method(revision).get(str(answering))
+        if not isinstance(result, dict) or request is None or not request.endswith("Request"):
+            continue
+        stated = result.get("resultType", "complete")
+        if stated not in ("complete", "input_required"):
+            continue  # an extension's kind of result (the tasks extension's "task"): not this schema's
+        name = "InputRequiredResult" if stated == "input_required" else request.removesuffix("Request") + "Result"
+        if name in definitions:
+            yield from _refused(f"the {answering} result", revision, name, result)
 
 
 def _problems_of(message: dict[str, Any], answering: str | None, revision: str) -> Iterator[str]:

@@ -132,7 +132,7 @@ class ConformanceRun:
         only for the wrapper below to replace it with the sentence."""
         if call.when != "call" or call.excinfo is None:
             return None
-        sentence = self.session.sentence(item.nodeid, _raised(call))
+        sentence = self.session.sentence(item.nodeid, _raised(call), item.stash.get(CASE, None))
         return _said(item, call, sentence) if sentence is not None else None
 
     @pytest.hookimpl(wrapper=True)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import Any
 
 from elicit_conformance import verdict
 from elicit_conformance.exceptions import Broken, CheckFailed, NotTestable, RpcError, ShouldNotMet, TimedOut
+from elicit_conformance.grading import wire_schema
 from elicit_conformance.quoting import brief
 from elicit_conformance.reporting.report import Outcome
 from elicit_conformance.status import Status
@@ -33,6 +35,17 @@ def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | N
         f"internal error of elicit-conformance, not a verdict on the server: {type(error).__name__} "
         f"({brief(str(error), 160)}) at {_suite_frame(error)}. Please report it with this case's transcript."
     )
+
+
+def noted(sentence: str, messages: list[tuple[str, dict[str, Any]]], revision: str | None) -> str:
+    """A failure's sentence, with the first result of the case that is not what its
+    `resultType` says it is, by the revision's schema, named after it: a malformed result
+    explains a failure better than what the case made of it. WIR-1 judges the messages;
+    its own sentence says so already."""
+    if revision is None or sentence.startswith("WIR-"):
+        return sentence
+    first = next(iter(wire_schema.result_problems(messages, revision)), None)
+    return sentence if first is None else f"{sentence} Note: {first}."
 
 
 def _suite_frame(error: BaseException) -> str:

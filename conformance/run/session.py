@@ -44,7 +44,7 @@ from elicit_conformance.status import Status
 
 from .client_log import ClientLog
 from .events import Ended, Planned
-from .judging import judged, row_results
+from .judging import judged, noted, row_results
 from .settings import Settings, golden_of, target_of
 
 #: The case modules, by path: a run is "the whole suite" when it collected all of them.
@@ -242,11 +242,19 @@ class Session:
         unmet = [row for row, status in ledger.rows.items() if status == Status.SHOULD_NOT_MET]
         return ShouldNotMet(ledger.sentences[unmet[0]]) if unmet else None
 
-    def sentence(self, nodeid: str, error: BaseException | None) -> str | None:
+    def sentence(self, nodeid: str, error: BaseException | None, case: Case | None = None) -> str | None:
         """The one sentence a planned case's failure reads as; None where the runner's
         own report stands."""
         outcome = self.report.outcomes.get(nodeid)
-        return judged(error, outcome.checks[0])[1] if outcome is not None else None
+        return self._judged(error, outcome, case)[1] if outcome is not None else None
+
+    def _judged(self, error: BaseException | None, outcome: Outcome, case: Case | None) -> tuple[Status, str | None]:
+        """`judged`, the sentence of a failure followed by the first message of the case
+        its revision's schema refuses, where there is one."""
+        status, sentence = judged(error, outcome.checks[0])
+        if status == Status.FAIL and sentence is not None and case is not None:
+            sentence = noted(sentence, case.transcript.messages, outcome.revision)
+        return status, sentence
 
     def called(self, nodeid: str, case: Case | None) -> list[tuple[str, str]]:
         """The facts a case recorded (INFO rows), kept on its outcome; as properties."""
@@ -270,7 +278,7 @@ class Session:
             outcome.message = (f"passes now: remove its baseline entry, which expected it to fail "
                                f"({self.baselined[phase.nodeid][-1]})")
         elif phase.result == "failed":
-            status, sentence = judged(phase.error, outcome.checks[0])
+            status, sentence = self._judged(phase.error, outcome, case)
             if outcome.status != Status.FAIL:
                 outcome.status, outcome.message = status, sentence or phase.message
                 outcome.cause = phase.error.cause if isinstance(phase.error, NotTestable) else ""
