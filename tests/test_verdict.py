@@ -91,3 +91,11 @@ def test_a_long_answer_is_quoted_briefly() -> None:
     assert len(quoted) < 240 and "(100,000 characters)" in quoted
     assert brief("y" * 10_000).endswith("... (10,000 characters)'")
     assert brief("short") == "'short'"
+
+
+def test_an_error_without_data_reads_as_its_message_alone() -> None:
+    """Issue 41: every error without `data` read "... null" in its sentence."""
+    from elicit_conformance.harness.driver import Run
+
+    assert Run(error={"code": -32602, "message": "Invalid request parameters"}).text == "Invalid request parameters"
+    assert Run(error={"code": -32021, "message": "m", "data": {"a": 1}}).text == 'm {"a": 1}'

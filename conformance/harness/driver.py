@@ -66,7 +66,9 @@ class Run:
     def text(self) -> str:
         """The text content of a result, or the message of an error of either kind."""
         if self.error is not None:
-            return f"{self.error.get('message', '')} {json.dumps(self.error.get('data'), default=repr)}"
+            data = self.error.get("data")  # absent: nothing more to say (not a trailing "null")
+            message = str(self.error.get("message", ""))
+            return message if data is None else f"{message} {json.dumps(data, default=repr)}"
         return result_text(self.result)
 
     @property
