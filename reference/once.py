@@ -31,7 +31,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -69,17 +69,18 @@ class Completions(Protocol):
 
 
 async def once(
-    completions: Completions, tool: str, state: str, responses: Any, work: Callable[[], Awaitable[T]],
+    completions: Completions, tool: str, arguments: Mapping[str, Any], state: str, responses: Any,
+    work: Callable[[], Awaitable[T]],
     keep: Callable[[T], Any] = lambda result: result, restore: Callable[[Any], T] = lambda kept: kept,
 ) -> T:
-    """`work()` for the last round of `tool`'s call carrying `state` and `responses`,
-    unless that round already ran: then what it returned (`keep` makes it storable,
-    `restore` gives it back).
+    """`work()` for the last round of the call of `tool` with `arguments` carrying
+    `state` and `responses`, unless that round already ran: then what it returned
+    (`keep` makes it storable, `restore` gives it back).
 
     Raises:
         ElicitationFailed: The round is running elsewhere, or completed with other answers.
     """
-    key = key_of(tool, state)
+    key = key_of(tool, arguments, state)
     claimed = completions.claim(key, answers_of(responses), LIFETIME)
     if claimed.refused is not None:
         raise ElicitationFailed(claimed.refused)
@@ -94,8 +95,11 @@ async def once(
     return result
 
 
-def key_of(tool: str, state: str) -> str:
-    return hashlib.sha256(f"{tool}\0{state}".encode()).hexdigest()
+def key_of(tool: str, arguments: Mapping[str, Any], state: str) -> str:
+    """The round's key: the arguments too, since state names its call only where it
+    carries the call's id (an injected argument counts by its type)."""
+    called = json.dumps(dict(arguments), sort_keys=True, default=lambda value: type(value).__name__)
+    return hashlib.sha256(f"{tool}\0{called}\0{state}".encode()).hexdigest()
 
 
 def answers_of(responses: Any) -> str:

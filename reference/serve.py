@@ -13,7 +13,6 @@ import contextlib
 import contextvars
 import functools
 import inspect
-import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -123,8 +122,8 @@ class Body:
     kwargs: Mapping[str, Any]
     is_async: bool
     #: The tool's name and where its last rounds are recorded (`reference.once`).
-    tool: str = ""
-    completions: Completions | None = None
+    tool: str
+    completions: Completions
 
     def run_here(self, values: Mapping[str, Any]) -> Ran | None:
         """From a worker thread: run a sync body now; an async one must wait for the loop."""
@@ -136,11 +135,7 @@ class Body:
 
     async def run_once(self, values: Mapping[str, Any], state: str, responses: Any) -> Ran:
         """The last round of a continued call: run, unless this round already ran."""
-        if self.completions is None:
-            return await self.run(values)
-        # The arguments too: state alone names the call only where it carries the call's id.
-        called = json.dumps(dict(self.kwargs), sort_keys=True, default=lambda value: type(value).__name__) + "\0" + state
-        return Ran(await once(self.completions, self.tool, called, responses, lambda: self._result(values)))
+        return Ran(await once(self.completions, self.tool, self.kwargs, state, responses, lambda: self._result(values)))
 
     async def _result(self, values: Mapping[str, Any]) -> Any:
         return (await self.run(values)).result

@@ -97,8 +97,10 @@ class DeclarativeTasks(TasksExtension):
             completions = getattr(self.server, "completions", None)
             if completions is None or not context.request_state:
                 return await make()
-            # The round that makes the task, sent again, gets the same task, not a second.
-            return await once(completions, params.name, context.request_state, context.input_responses, make,
+            # The round that makes the task, sent again, gets the same task, not a second. Its
+            # record is the task's, apart from any of the body's for the same round.
+            return await once(completions, params.name, params.arguments or {}, f"task of {context.request_state}",
+                              context.input_responses, make,
                               keep=lambda made: made.model_dump(by_alias=True, mode="json"),
                               restore=CreateTaskResult.model_validate)
         except ElicitationFailed as failure:

@@ -12,6 +12,7 @@ fault ("the connection closed while tools/call waited for its answer").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import mcp_types
@@ -43,6 +44,11 @@ def unparsed(error: Any) -> str | None:
 #: The MCP client's words for an HTTP error status that carried no JSON-RPC error: it
 #: answers the request itself with -32603 and these (mcp's client/streamable_http.py).
 STATUS_ONLY = "Server returned an error response"
+
+
+def error_statuses(statuses: Iterable[Any]) -> list[Any]:
+    """The HTTP responses among `statuses` (`HttpStatus`, oldest first) that were errors."""
+    return [status for status in statuses if status.code >= 400]
 
 
 def status_only(error: Any) -> bool:

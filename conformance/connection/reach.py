@@ -16,6 +16,7 @@ from elicit_conformance.exceptions import Broken, CheckFailed, RpcError, TimedOu
 from elicit_conformance.revisions import ERAS
 
 from .client import Client
+from .faults import error_statuses
 from .target import Target
 from .wire import Transcript
 
@@ -70,7 +71,7 @@ async def _tool_names(peer: Any) -> frozenset[str]:
 
 
 def _failed_statuses(target: Target) -> list[Any]:
-    return [status for status in target.http_statuses if status.code >= 400] if target.kind == "url" else []
+    return error_statuses(target.http_statuses) if target.kind == "url" else []
 
 
 def _refusal(target: Target, error: Exception) -> str:

@@ -26,7 +26,7 @@ from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 
 from .client import Client
-from .faults import bare_status, connection_fault, fault_in, not_json_rpc, status_only, unparsed
+from .faults import bare_status, connection_fault, error_statuses, fault_in, not_json_rpc, status_only, unparsed
 from .stdio import Handshake, SharedStdioTransport
 
 __all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
@@ -225,7 +225,7 @@ class Peer:
 
     def http_error(self) -> str | None:
         """The latest HTTP error status of this target, said ("HTTP 502 Bad Gateway")."""
-        failed = [status for status in self.statuses or () if status.code >= 400]
+        failed = error_statuses(self.statuses or ())
         return str(failed[-1]) if failed else None
 
     async def call_tool(self, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -63,7 +63,6 @@ class Records:
             row = self._db.execute("SELECT value FROM records WHERE key = ?", (key,)).fetchone()
         return int(row[0])
 
-
     # -- `reference.once.Completions`: one claim per last round, across processes --------
 
     def claim(self, key: str, answers: str, lifetime: float) -> Claimed:
