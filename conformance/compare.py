@@ -73,7 +73,7 @@ def transcript_changes(old_dir: Path, old: Mapping[str, dict[str, Any]],
             continue
         before, after = _transcript(old_dir, old[test_id]), _transcript(new_dir, new[test_id])
         if before is not None and after is not None and before != after:
-            found[test_id] = diff(before, after, new[test_id]["transcript"])
+            found[test_id] = diff(before, after, new[test_id]["transcript"], (str(old_dir), str(new_dir)))
     return found
 
 

@@ -173,8 +173,11 @@ DECLARES = {
 
 
 def said(probe_id: str) -> str:
-    """A probe as a verdict names it: its ID and the declaration it registers."""
-    return f"{probe_id} ({DECLARES[probe_id]})"
+    """A probe as a verdict names it: the declaration it registers, and the probe's
+    own name after the row's ("REG-10/prebuilt": "prebuilt"); the sentence already
+    begins with the row's ID."""
+    variant = probe_id.partition("/")[2]
+    return DECLARES[probe_id] + (f" (probe {variant!r})" if variant else "")
 
 
 #: Exceptions that mean a bug inside the framework, never a deliberate refusal,

@@ -43,6 +43,8 @@ def test_it_names_exactly_the_cases_whose_verdicts_changed(reports: dict[str, Su
     # The transcripts that changed are shown as diffs, one section each.
     assert f"{len(changed)} verdict(s) changed, {len(changed)} worse" in done.stdout
     assert "```diff" in done.stdout
+    # Each diff says which report each side came from; neither is a golden transcript.
+    assert f"--- {reports['reference'].directory / 'report'} " in done.stdout and "golden" not in done.stdout
 
 
 def test_a_run_compared_with_itself_changes_nothing(reports: dict[str, SuiteRun]) -> None:

@@ -46,7 +46,8 @@ def test_must_not_met_fails_with_the_row_what_happened_and_what_it_requires(ledg
         check_outcome(completed, SCENARIO, "TYP-3/clear")
     assert failed.value.row == "TYP-3"
     assert str(failed.value) == (
-        "TYP-3: the call completed with '-1 seats'; it must fail. Required: "
+        "TYP-3: the call completed with '-1 seats', but book_seats_count must fail when answered "
+        "seats accepted with -1. Required: "
         + Table.load().rows["TYP-3"].checks
     )
     assert ledger.rows == {"TYP-3": "fail"}

@@ -83,7 +83,7 @@ def test_reg_wrong_wiring_fails_at_registration(target: Target, probe_id: str) -
     message names what is at fault."""
     row = probe_id.split("/")[0]
     refusal = _attempt(probe_id, probe(target, probe_id), f"registering {said(probe_id)}", "REG/refusal")
-    check(row, refusal is not None, f"{said(probe_id)}: the wrong wiring registered without an error")
+    check(row, refusal is not None, f"{said(probe_id)} registered without an error; that wiring must be refused at registration")
     message = str(refusal)
     for name in NAMED[probe_id]:
         should("REG/clear", names(message, name), f"{said(probe_id)}: the error does not name {name!r}: {brief(message)}")

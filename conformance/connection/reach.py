@@ -51,7 +51,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
             if isinstance(cause, RpcError) or (isinstance(cause, Broken) and _failed_statuses(target)):
                 refused[era] = _refusal(target, cause)
             elif names is None:
-                raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}") from None
+                raise Unreachable(f"cannot reach {_where(target)}: {_reason(error)}{_stderr(target)}") from None
             # Otherwise it serves another revision: this one's cases run, and show what goes wrong.
     if names is None:
         raise Unreachable(f"{_where(target)} refused every revision ({'; '.join(f'{e}: {m}' for e, m in refused.items())})")
@@ -110,3 +110,10 @@ def _reason(error: BaseException) -> str:
         return str(error)
     text = str(error) or type(error).__name__
     return f"{type(error).__name__}: {text}" if type(error).__name__ not in text else text
+
+
+def _stderr(target: Target) -> str:
+    """What a stdio server wrote before it stopped answering (an import error, say),
+    its last lines under its log's path: the reason is there, not in the closed pipe."""
+    written = target.servers.stderr_since({}, lines=10) if target.servers is not None else ""
+    return f". The server's stderr, its last lines:\n{written}" if written else ""

@@ -253,7 +253,7 @@ async def tasked_calls(url: str, calls: int, fault: Fault) -> Tally:
 
 def _count(tally: Tally, client: Retrying, run: Run, own: str) -> None:
     if run.failed:  # a JSON-RPC error or an error result: the client was told it failed
-        tally.failed[run.text[:160]] += 1
+        tally.failed[(run.gave_up or run.text)[:160]] += 1
     elif run.text != own:
         tally.wrong += 1
         tally.wrong_said.append(f"{run.text!r}, not {own!r}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from elicit_conformance.catalog import Question, Scenario, load
+from elicit_conformance.catalog import Question, Reply, Scenario, load
 from elicit_conformance.connection.wire import METHOD_NOT_FOUND
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.driver import Asked, Run, as_object, result_text, unknown_message
@@ -97,7 +97,7 @@ def rounds_said(run: Run, tool: str) -> str:
     if not run.rounds:
         return f"no question (the call ended: {brief(run.text)})"
     said = " then ".join("[" + ", ".join(_said(a, tool) for a in r) + "]" for r in run.rounds)
-    return f"{said}, and the call failed: {brief(run.text)}" if run.failed else said
+    return f"{said}, and {run.ended}" if run.failed else said
 
 
 def _said(asked: Asked, tool: str) -> str:
@@ -123,16 +123,32 @@ def names(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
+def must_fail(scenario: Scenario) -> str:
+    """Why the call must fail, in what was declared: the catalog's sentence for a tool
+    that always fails (it names the type asked and the parameter's), else the answers."""
+    tool = load().tools[scenario.tool]
+    if tool.returns.startswith("fails"):
+        return f"{tool.name} {tool.returns}"
+    answers = ", ".join(f"{param} {_reply_said(reply)}" for param, reply in scenario.answers.items())
+    return f"{tool.name} must fail when answered {answers}"
+
+
+def _reply_said(reply: Reply) -> str:
+    if reply.action != "accept":
+        return {"decline": "declined", "cancel": "cancelled"}[reply.action]
+    return "accepted without content" if reply.content is None else f"accepted with {brief(reply.value, 80)}"
+
+
 def check_outcome(run: Run, scenario: Scenario, clear: str) -> None:
     """The family's row: the result text, or a failed call naming `error`'s names.
     The SHOULD row `clear`: a failure also names `error_should`'s names."""
     expect, family = scenario.expect, scenario.family
     if expect.result is not None:
-        check(family, not run.failed, f"the call failed: {brief(run.text)}")
+        check(family, not run.failed, run.ended)
         check(family, run.text == expect.result,
               f"the call returned {brief(run.text)}; the catalog's result is {expect.result!r}")
         return
-    check(family, run.failed, f"the call completed with {brief(run.text)}; it must fail")
+    check(family, run.failed and not run.gave_up, f"{run.ended}, but {must_fail(scenario)}")
     for name in expect.error:
         check(family, names(run.text, name), f"the error does not name {name!r}: {brief(run.text)}")
     for name in expect.error_should:

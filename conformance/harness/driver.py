@@ -50,8 +50,9 @@ class Run:
     error: dict[str, Any] | None = None
     #: Each 2026-07-28 round's `InputRequiredResult`, as the server sent it.
     asks: list[dict[str, Any]] = field(default_factory=list)
-    #: The server was still asking after `MAX_ROUNDS` rounds (`error` says so).
-    gave_up: bool = False
+    #: Where the suite stopped answering a server still asking after `MAX_ROUNDS`
+    #: rounds: what it says of that, in its own words ("" while it did not).
+    gave_up: str = ""
 
     @property
     def states(self) -> list[str]:
@@ -73,8 +74,18 @@ class Run:
 
     @property
     def failed(self) -> bool:
-        """A JSON-RPC error or a tool error result: either fails the call."""
-        return self.error is not None or bool(as_object(self.result).get("isError"))
+        """A JSON-RPC error or a tool error result, or no end at all: none is a result."""
+        return self.error is not None or bool(as_object(self.result).get("isError")) or bool(self.gave_up)
+
+    @property
+    def ended(self) -> str:
+        """How the call ended, as a sentence quotes it: the server's words are quoted,
+        the suite's giving up is said as the suite's, never as the server's result."""
+        if self.gave_up:
+            return self.gave_up
+        if self.failed:
+            return f"the call failed: {brief(self.text)}"
+        return f"the call completed with {brief(self.text)}"
 
 
 def result_text(result: Any) -> str:
@@ -233,8 +244,7 @@ async def drive(
         params = {"inputResponses": {a.key: script.reply(a) for a in asked}, **state_of(result)}
         if on_round is not None:
             params = await on_round(number, run, params)
-    run.gave_up = True
-    run.error = {"message": f"the call did not complete within {MAX_ROUNDS} rounds"}
+    run.gave_up = f"the server still asked after {MAX_ROUNDS} rounds (the suite stopped answering there)"
     return run
 
 

@@ -176,7 +176,8 @@ class ConformanceRun:
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         update = bool(terminalreporter.config.getoption("update_snapshots", default=False))
-        terminal.write(terminalreporter, summary(self.session, update))
+        above = terminalreporter.config.option.tbstyle != "no"  # pytest printed each failure's sentence
+        terminal.write(terminalreporter, summary(self.session, update, above))
 
 
 def _usage(step: Callable[..., T], *args: Any) -> T:

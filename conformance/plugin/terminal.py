@@ -3,6 +3,7 @@ print a traceback) and the run's summary lines (`elicit_conformance.run.summary`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +22,15 @@ class _Where:
 
 
 class Said:
-    """A failure report that is one sentence, where pytest would print a traceback."""
+    """A failure report that is one sentence, where pytest would print a traceback.
+
+    pytest's short summary line quotes `reprcrash.message` (whole, on CI): it gets the
+    rows that failed, so that the sentence is printed once, in the failure's section."""
 
     def __init__(self, sentence: str, location: tuple[str, int | None, str]) -> None:
         self.sentence = sentence
-        self.reprcrash = _Where(location[0], location[1] or 0, sentence)
+        rows = re.match(r"(?:[A-Z]+-\d+[\w/-]*(?:, )?)+(?=: )", sentence)
+        self.reprcrash = _Where(location[0], location[1] or 0, rows.group(0) if rows else "see above")
 
     def toterminal(self, out: Any) -> None:
         out.line(self.sentence)
@@ -54,7 +59,9 @@ def write(terminalreporter: pytest.TerminalReporter, lines: list[Line]) -> None:
 
 
 def first_line(report: pytest.TestReport) -> str:
-    """A failure's first line in pytest's own words."""
+    """A failure's sentence, or its first line in pytest's own words."""
+    if isinstance(report.longrepr, Said):
+        return report.longrepr.sentence
     crash = getattr(report.longrepr, "reprcrash", None)
     text = (crash.message if crash is not None else str(report.longrepr)).strip()
     return text.splitlines()[0] if text else "failed"

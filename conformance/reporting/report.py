@@ -160,16 +160,18 @@ class Report:
             )
         return "\n".join(lines) + "\n"
 
-    def rolled_up(self) -> list[str]:
+    def rolled_up(self, ids: bool = True) -> list[str]:
         """One line per cause of the cases that proved nothing (a missing tool, a
-        refused revision, no registration adapter), instead of one line a case."""
+        refused revision, no registration adapter), instead of one line a case; with
+        `ids`, the cases' test ids (the report's), else their count alone (the terminal's)."""
         groups: dict[tuple[str, str], list[str]] = {}
         for o in self.outcomes.values():
             if o.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED):
                 groups.setdefault((o.status, o.cause or o.message), []).append(o.test_id)
         return [
-            f"{status}: {cause}: {len(ids)} case{'s' if len(ids) != 1 else ''}: {', '.join(sorted(ids))}"
-            for (status, cause), ids in sorted(groups.items(), key=lambda g: (_rank(g[0][0]), g[0][1]))
+            f"{status}: {cause}: {len(found)} case{'s' if len(found) != 1 else ''}"
+            + (f": {', '.join(sorted(found))}" if ids else "")
+            for (status, cause), found in sorted(groups.items(), key=lambda g: (_rank(g[0][0]), g[0][1]))
         ]
 
     def markdown(self) -> str:
@@ -302,5 +304,6 @@ def _one_line(text: str) -> str:
 
 
 def _cell(text: str) -> str:
+    """Text for a Markdown table cell: escaped, one line, cut at a word (index.json keeps it whole)."""
     text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 400 else text[:397] + "..."
+    return text if len(text) <= 400 else text[:397].rsplit(" ", 1)[0] + " ..."

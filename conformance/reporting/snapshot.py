@@ -100,10 +100,10 @@ class Golden:
                 path.parent.rmdir()
 
 
-def diff(old: str, new: str, name: str) -> str:
+def diff(old: str, new: str, name: str, labels: tuple[str, str] = ("golden", "this run")) -> str:
     """A unified diff of two transcripts, a message a line, each changed message
-    clipped to where it changed."""
-    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"golden {name}", "this run",
+    clipped to where it changed; `labels` name where each came from."""
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"{labels[0]} {name}", labels[1],
                                       n=CONTEXT, lineterm=""))
     return "\n".join(_clipped(lines)) + "\n"
 

@@ -25,10 +25,13 @@ class ClientLog:
         # One file per process: xdist workers never write into each other's.
         self.path = directory / f"client-{os.getpid()}.log"
         self.handler = _ByCase(self.path)
-        self._saved = {name: logging.getLogger(name).propagate for name in LOGGERS}
+        # A framework's own handlers too (fastmcp prints to stderr, tracebacks and all):
+        # its lines come here instead, and are put back as they were at the end.
+        self._saved = {name: (logging.getLogger(name).propagate, list(logging.getLogger(name).handlers))
+                       for name in LOGGERS}
         for name in LOGGERS:
             logger = logging.getLogger(name)
-            logger.addHandler(self.handler)
+            logger.handlers = [self.handler]
             logger.propagate = False
 
     def case(self, nodeid: str) -> None:
@@ -36,9 +39,9 @@ class ClientLog:
         self.handler.case, self.handler.headed = nodeid, False
 
     def close(self) -> None:
-        for name, propagate in self._saved.items():
+        for name, (propagate, handlers) in self._saved.items():
             logger = logging.getLogger(name)
-            logger.removeHandler(self.handler)
+            logger.handlers = handlers
             logger.propagate = propagate
         self.handler.close()
 

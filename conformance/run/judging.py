@@ -87,6 +87,9 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
             results[row] = {"status": str(Status.RECORDED if row in outcome.facts else unreached)}
             continue
         status = found.get(row, unreached)
+        if status == Status.PASS and outcome.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED):
+            # Checks passed before the case stopped prove the row only in part: it reads as the case.
+            status = outcome.status
         if status == Status.FAIL and outcome.status == Status.EXPECTED:
             status = Status.EXPECTED
         result = {"status": str(status)}

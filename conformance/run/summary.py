@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from elicit_conformance.status import Status
+from elicit_conformance.reporting.report import Outcome
 from elicit_conformance.reporting.snapshot import Found
 
 from .session import Session
@@ -17,17 +18,23 @@ class Line(NamedTuple):
     colour: str = ""
 
 
-def summary(session: Session, update_snapshots: bool = False) -> list[Line]:
-    """The run's verdicts rolled up, each failure's sentence, each SHOULD not met, the
-    run-level problems, what changed on the wire, and where the reports went."""
+def summary(session: Session, update_snapshots: bool = False, sentences_above: bool = False) -> list[Line]:
+    """The run's verdicts rolled up (a line per cause, its cases in the report), each
+    failure (its sentence, unless pytest printed it above: `sentences_above`), each
+    SHOULD not met, the run-level problems, what changed on the wire, and where the
+    reports went."""
     report = session.report
     if not report.outcomes and not report.problems:
         return []
     lines = [Line(report.headline())]
-    lines += [Line(f"  {line}", "red" if line.startswith(Status.NOT_TESTABLE) else "") for line in report.rolled_up()]
+    lines += [Line(f"  {line}", "red" if line.startswith(Status.NOT_TESTABLE) else "")
+              for line in report.rolled_up(ids=False)]
     for outcome in report.outcomes.values():
         if outcome.status in (Status.FAIL, Status.TIMED_OUT, Status.STALE):
-            lines.append(Line(f"  {outcome.status.upper()}: {outcome.test_id}: {outcome.message}", "red"))
+            # pytest prints a failure's sentence in its section; a case timed out, or a
+            # stale baseline entry, it reports under no section: their sentence is only here.
+            said = _failed_rows(outcome) if sentences_above and outcome.status == Status.FAIL else outcome.message
+            lines.append(Line(f"  {outcome.status.upper()}: {outcome.test_id}: {said}", "red"))
         lines += [Line(f"  SHOULD not met: {note}  ({outcome.test_id})") for note in outcome.should_not_met]
     lines += [Line(f"  FAILED: {problem}", "red") for problem in report.problems]
     if session.golden is not None:
@@ -40,6 +47,12 @@ def summary(session: Session, update_snapshots: bool = False) -> list[Line]:
     if session.write_baseline is not None:
         lines.append(Line(f"  baseline written: {session.write_baseline}"))
     return lines
+
+
+def _failed_rows(outcome: Outcome) -> str:
+    """The rows a failed case failed, where its sentence above begins."""
+    rows = [row for row, result in outcome.rows.items() if result.get("status") in (Status.FAIL, Status.TIMED_OUT)]
+    return ", ".join(rows or [outcome.case]) + " (its sentence is above)"
 
 
 def _golden(session: Session) -> list[Line]:
