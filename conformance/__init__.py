@@ -1,6 +1,6 @@
 """elicit-conformance: the conformance suite for declarative elicitation in MCP servers.
 
-Its vocabulary is in the top modules (revisions, limits, status, exceptions, quoting,
+Its vocabulary is in the top modules (version, revisions, limits, status, exceptions, quoting,
 verdict, requirements, catalog, unimplemented), beside `registration` (the REG adapter's
 contract) and `compare` (two reports compared); everything else is in rooms by role, one
 subpackage each. The layering (which room may import which) is

@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,6 +116,25 @@ NOT_INHERITED = ("PYTEST_XDIST_", "PYTHONDONTWRITEBYTECODE")
 def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """This process's environment for a child run of its own (see NOT_INHERITED)."""
     return {k: v for k, v in os.environ.items() if not k.startswith(NOT_INHERITED)} | (extra or {})
+
+
+def checked(*command: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 900) -> str:
+    """A set-up command's output; its failure fails the test with what it printed."""
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def source_copy(directory: Path) -> Path:
+    """This repository's files, copied into `directory`, without its venv, caches or build
+    state: what pip builds from without leaving build/ in the work tree (a stale
+    build/lib there would ship modules that no longer exist)."""
+    copy = directory / "elicit-conformance"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".tox", "build", "dist", "*.egg-info", "__pycache__", "report"))
+    return copy
 
 
 def start(

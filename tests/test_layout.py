@@ -61,7 +61,7 @@ def test_every_subpackage_ships_or_is_declared_repository_only() -> None:
 LAYERS = (
     {"reference"},
     {"reference.app", "reference.space", "reference.asgi", "reference.__main__", "snapshots", "fixtures"},
-    {"", "revisions", "limits", "status", "quoting", "exceptions", "requirements", "verdict", "catalog", "unimplemented"},
+    {"", "version", "revisions", "limits", "status", "quoting", "exceptions", "requirements", "verdict", "catalog", "unimplemented"},
     {"connection"},
     {"reporting", "harness"},
     {"grading", "registration", "run"},

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from elicit_conformance.catalog import load
-from tests.suite import QUICK, ROOT, child_environment, golden_all_same
+from tests.suite import QUICK, ROOT, checked, child_environment, golden_all_same, source_copy
 from tests.typescript import build, http_server
 
 #: The oldest pytest the package declares, installed beside the wheel.
@@ -110,20 +109,12 @@ class Venv:
 
 
 def _run(*command: str | Path, cwd: Path | None = None) -> str:
-    done = subprocess.run(
-        [str(c) for c in command], cwd=cwd, capture_output=True, text=True, timeout=SETUP_TIMEOUT
-    )
-    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
+    return checked(*command, cwd=cwd, timeout=SETUP_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # Built from a copy: setuptools leaves build/ behind, and a stale build/lib
-    # in the work tree would ship modules that no longer exist.
-    source = tmp_path_factory.mktemp("source") / "elicit-conformance"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".tox", "build", "dist", "*.egg-info", "__pycache__", "report"))
+    source = source_copy(tmp_path_factory.mktemp("source"))
     out = tmp_path_factory.mktemp("dist")
     _run(sys.executable, "-m", "build", "--wheel", "--outdir", out, source)
     (built,) = out.glob("elicit_conformance-*.whl")

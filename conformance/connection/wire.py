@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from elicit_conformance.exceptions import Broken, NotTestable, RpcError, TimedOut
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
+from elicit_conformance.version import VERSION
 
 from .client import Client
 from .faults import bare_status, connection_fault, error_statuses, fault_in, not_json_rpc, status_only, unparsed
@@ -302,7 +303,7 @@ async def connect(
     peer = Peer(era, tools, timeout)
     peer.statuses = statuses
     kwargs: dict[str, Any] = {
-        "client_info": mcp_types.Implementation(name="elicit-conformance", version="0.1.0")
+        "client_info": mcp_types.Implementation(name="elicit-conformance", version=VERSION)
     }
     if modes:
 
