@@ -48,7 +48,7 @@ class Service:
         return _accepts(self.port)
 
     def __enter__(self) -> Service:
-        binary = _installed(self.package)
+        binary = installed(self.package)
         with open(self.log, "wb") as output:
             self._process = subprocess.Popen(
                 self.command(binary), stdout=output, stderr=subprocess.STDOUT,
@@ -158,7 +158,7 @@ class HAProxy(Service):
         return requests
 
 
-def _installed(package: str) -> str:
+def installed(package: str) -> str:
     """The path of `package`'s program, installing the Debian package if need be."""
 
     def find() -> str | None:  # a root-only program (haproxy) may be off a user's PATH
@@ -173,7 +173,7 @@ def _installed(package: str) -> str:
         found = find()
     if found is None:
         raise RuntimeError(
-            f"{package} is not installed and could not be installed: the multi-process tests need a real "
+            f"{package} is not installed and could not be installed: the tests that use it need a real "
             f"one (Debian: apt-get install {package}, as root)"
         )
     return found

@@ -45,6 +45,9 @@ class Case:
         self.transcript = Transcript()
         #: INFORMATIONAL facts this case recorded (requirement rows INFO/...).
         self.facts: dict[str, Any] = {}
+        #: A catalog scenario's rounds: the catalog's ("expected") and the server's
+        #: ("observed"), each a round's questions by parameter (None: not the catalog's).
+        self.rounds: dict[str, list[list[str | None]]] = {}
         #: The client of the latest connection: an observation rides the same.
         self._client = Client(MODERN)
 
@@ -99,7 +102,9 @@ class Case:
             raise missing_tool(scenario.tool)
         script = Script(scenario.tool, scenario.arguments, answers or scenario.answers)
         async with self.peer(era) as peer:
-            return await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
+            run = await drive(peer, scenario.tool, scenario.arguments, script, on_round=on_round)
+        self.rounds = {"expected": [list(r) for r in scenario.expect.rounds], "observed": run.asked_params}
+        return run
 
     async def call(
         self, era: str, tool: str, arguments: Mapping[str, Any], *, elicitation: bool | tuple[str, ...] = True

@@ -7,6 +7,8 @@
 - `transcripts/<case>.jsonl`: the normalized wire transcript, one message a line;
 - `changes.md` (with golden transcripts): each case whose transcript differs from
   its golden file, with its verdict and the diff, and golden files no case owns;
+- `index.html` (written beside them by `html.page`): the same for looking at, each
+  transcript drawn as a conversation;
 - `summary.md`: a table a person reads in a pull-request comment, a row per case;
 - `verdicts.md`: a row per requirement (every row of the table that is not
   excluded) with a column per revision, saying what was proved of the row: a
@@ -25,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.requirements import Table
+from elicit_conformance.requirements import Requirement, Table
 from elicit_conformance.status import ROW_ONLY, Status
 
 from .snapshot import Found, render
@@ -69,6 +71,8 @@ class Outcome:
     #: Per row it claims, the row's source (`Table.source_of`): the specification's
     #: sentence, or the feature's promise.
     sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: A catalog scenario's rounds, the catalog's and the server's (`Case.rounds`).
+    rounds: dict[str, list[list[str | None]]] = field(default_factory=dict)
 
     @property
     def case(self) -> str:
@@ -137,8 +141,9 @@ class Report:
         if any(o.golden for o in self.outcomes.values()) or self.unused_golden:
             (directory / "changes.md").write_text(self.changes())
 
-    def matrix(self, table: Table) -> str:
-        """Requirement row x revision: what the cases checking the row proved of it."""
+    def verdict_table(self, table: Table) -> tuple[list[str], list[tuple[Requirement, list[str]]]]:
+        """Requirement row x revision: what the cases checking the row proved of it
+        (`cell`); the columns, and each row not excluded with its cells."""
         columns = [*self.revisions, "n/a"]
         found: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for o in self.outcomes.values():
@@ -146,18 +151,22 @@ class Report:
                 result = o.rows.get(row) or {"status": str(o.status)}
                 why = o.cause if result["status"] in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED) else ""
                 found.setdefault((row, o.revision or "n/a"), []).append((result["status"], why))
-        rows = [r for r in table.rows.values() if not r.excluded]
         used = [c for c in columns if any(key[1] == c for key in found)] or list(self.revisions)
-        lines = ["| Requirement | Level | " + " | ".join(used) + " | Source |", "|---|---|" + "---|" * (len(used) + 1)]
-        for row in rows:
+        rows = []
+        for row in (r for r in table.rows.values() if not r.excluded):
             # Blank: no case checks the row on that revision; "not run": on none that ran.
             ran = any((row.id, c) in found for c in used)
-            lines.append(
-                f"| {row.id} | {row.level} | "
-                + " | ".join(_cell(cell(found[(row.id, c)])) if (row.id, c) in found
-                             else ("" if ran else Status.NOT_RUN) for c in used)
-                + f" | {cited(table.source_of(row.id))} |"
-            )
+            rows.append((row, [cell(found[(row.id, c)]) if (row.id, c) in found
+                               else ("" if ran else str(Status.NOT_RUN)) for c in used]))
+        return used, rows
+
+    def matrix(self, table: Table) -> str:
+        """`verdicts.md`: the verdict table in Markdown."""
+        columns, rows = self.verdict_table(table)
+        lines = ["| Requirement | Level | " + " | ".join(columns) + " | Source |",
+                 "|---|---|" + "---|" * (len(columns) + 1)]
+        lines += [f"| {row.id} | {row.level} | " + " | ".join(_cell(c) for c in cells)
+                  + f" | {cited(table.source_of(row.id))} |" for row, cells in rows]
         return "\n".join(lines) + "\n"
 
     def rolled_up(self, ids: bool = True) -> list[str]:
@@ -171,7 +180,7 @@ class Report:
         return [
             f"{status}: {cause}: {len(found)} case{'s' if len(found) != 1 else ''}"
             + (f": {', '.join(sorted(found))}" if ids else "")
-            for (status, cause), found in sorted(groups.items(), key=lambda g: (_rank(g[0][0]), g[0][1]))
+            for (status, cause), found in sorted(groups.items(), key=lambda g: (rank(g[0][0]), g[0][1]))
         ]
 
     def markdown(self) -> str:
@@ -182,7 +191,7 @@ class Report:
             lines.append("")
         lines += ["| Test | Checks | Revision | Level | Status | Note |", "|---|---|---|---|---|---|"]
         rolled = (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED)
-        for o in sorted(self.outcomes.values(), key=lambda o: (_rank(o.status), o.test_id)):
+        for o in sorted(self.outcomes.values(), key=lambda o: (rank(o.status), o.test_id)):
             if o.status in rolled:
                 continue
             note = o.message or "; ".join(o.should_not_met)
@@ -243,7 +252,7 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
-def _rank(status: str) -> int:
+def rank(status: str) -> int:
     return _CELLS.index(status)
 
 
@@ -266,7 +275,7 @@ def cell(results: list[tuple[str, str]]) -> str:
             others.setdefault(status, set()).update([why] if why else [])
     said = "; ".join(
         f"{counts[status]} {status}" + (f": {', '.join(sorted(causes))}" if causes else "")
-        for status, causes in sorted(others.items(), key=lambda item: _rank(item[0]) if item[0] in _CELLS else 99)
+        for status, causes in sorted(others.items(), key=lambda item: rank(item[0]) if item[0] in _CELLS else 99)
     )
     if proved:
         return "pass" if not others else f"pass ({proved} of {total} cases; {said})"

@@ -36,6 +36,7 @@ from elicit_conformance.exceptions import (
 )
 from elicit_conformance.harness.case import Case
 from elicit_conformance.reporting import baseline as baseline_module
+from elicit_conformance.reporting import html
 from elicit_conformance.reporting.report import Outcome, Report
 from elicit_conformance.reporting.snapshot import Golden, render
 from elicit_conformance.requirements import Table
@@ -262,6 +263,7 @@ class Session:
         if outcome is None or case is None:
             return []
         outcome.facts.update(case.facts)
+        outcome.rounds = case.rounds
         return [(key, str(value)) for key, value in case.facts.items()]
 
     def ended(self, phase: Ended, case: Case | None, ledger: verdict.Ledger | None) -> tuple[str | None, str]:
@@ -376,6 +378,8 @@ class Session:
             self.report.unused_removed = True
         if self.report_dir is not None and self.report.outcomes:
             self.report.write(self.report_dir, self.table)
+            (self.report_dir / "index.html").write_text(html.page(self.report, self.table, self.report_dir),
+                                                        encoding="utf-8")
         if self.write_baseline is not None:
             self.write_baseline.write_text(
                 self.report.baseline(f"{date.today().isoformat()}, against {self.target.spec}"))
