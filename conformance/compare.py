@@ -11,7 +11,6 @@ not judged (a behaviour change is not a conformance failure unless a check fails
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from elicit_conformance.exceptions import ReportError
+from elicit_conformance.reporting.report import load_index
 from elicit_conformance.reporting.snapshot import diff
 from elicit_conformance.status import Status
 
@@ -47,14 +47,10 @@ class Change:
 
 def read(directory: Path) -> dict[str, dict[str, Any]]:
     """The cases of a report, by test id."""
-    index = directory / "index.json"
     try:
-        cases = json.loads(index.read_text(encoding="utf-8"))["cases"]
-        return {case["test_id"]: case for case in cases}
-    except FileNotFoundError:
-        raise ReportError(f"{index} does not exist: give a directory a run wrote with --conformance-report") from None
-    except (ValueError, KeyError, TypeError) as error:
-        raise ReportError(f"{index} is not a conformance report's index ({error})") from None
+        return {case["test_id"]: case for case in load_index(directory)["cases"]}
+    except (KeyError, TypeError) as error:
+        raise ReportError(f"{directory} is not a conformance report ({error})") from None
 
 
 def verdict_changes(old: Mapping[str, dict[str, Any]], new: Mapping[str, dict[str, Any]]) -> list[Change]:

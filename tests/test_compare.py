@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.dev import implementations
 from tests.suite import QUICK, ROOT, SuiteRun, run
 
 MUTANT = "one_per_round"
@@ -59,3 +60,10 @@ def test_a_folder_with_no_report_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "index.json does not exist: give a directory a run wrote with --conformance-report" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_reference_report_the_matrix_keeps_is_current(reports: dict[str, SuiteRun]) -> None:
+    """docs/implementations.md draws the reference from fixtures/peers/reports/reference.json
+    (checked here, where the reference's whole run with a report already is)."""
+    assert implementations.kept(reports["reference"].index) == implementations.committed("reference"), (
+        "fixtures/peers/reports/reference.json is stale: run `python -m elicit_conformance.dev.regenerate --peers`")

@@ -59,6 +59,8 @@ def test_the_report_page_in_headless_chromium(failing: SuiteRun, tmp_path: Path)
         failed = sum(c["status"] != "pass" for c in failing.index["cases"])
         assert page.evaluate(shown) == failed < everything
         assert page.errors == [], page.errors
+    badge = json.loads((report / "badge-2026-07-28.json").read_text())
+    assert badge["color"] == "red" and badge["label"] == "elicit-conformance 2026-07-28", badge
     for shot in ("screenshot.png", "screenshot-case.png"):
         assert (report / shot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
 

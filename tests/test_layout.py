@@ -65,7 +65,7 @@ LAYERS = (
     {"connection"},
     {"reporting", "harness"},
     {"grading", "registration", "run"},
-    {"contract", "compare"},
+    {"contract", "compare", "matrix"},
     {"plugin"},
     {"cases"},
     {"bench", "dev", "fixtures.mutants", "fixtures.variants", "fixtures.peers"},

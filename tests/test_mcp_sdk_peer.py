@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from elicit_conformance.dev.local_server import LocalServer
+from elicit_conformance.dev import implementations
 from tests.suite import QUICK, ROOT, SuiteRun, check_golden_kept, finish, start
 
 DOC = ROOT / "docs" / "mcp-sdk.md"
@@ -75,6 +76,12 @@ def test_the_same_verdicts_on_every_transport(runs: dict[str, SuiteRun]) -> None
         # Registration is not on the wire: over HTTP and stdio those cases are skipped.
         differing = {n: (a, b) for n, a in here.items() if (b := there[n]) != a}
         assert all("test_registration.py" in n and b == "skipped" for n, (_, b) in differing.items()), differing
+
+
+def test_the_report_the_matrix_keeps_is_current(runs: dict[str, SuiteRun]) -> None:
+    """docs/implementations.md draws the peer from fixtures/peers/reports/mcp-sdk.json."""
+    assert implementations.kept(runs["in-process"].index) == implementations.committed("mcp-sdk"), (
+        f"fixtures/peers/reports/mcp-sdk.json is stale: run {REGENERATE}")
 
 
 def test_every_transport_keeps_the_committed_golden_transcripts(runs: dict[str, SuiteRun]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.dev import implementations
 from tests.suite import SuiteRun, check_golden_kept
 from tests.typescript import (
     DOC, GOLDEN, REVISIONS, TRANSPORTS, build, committed_table, http_log, run_both, verdict_table, wire_cases,
@@ -71,6 +72,13 @@ def test_the_committed_verdict_table_is_current(runs: dict[str, SuiteRun]) -> No
     assert committed_table(DOC.read_text()) == verdict_table(runs), (
         "docs/typescript-sdk.md is stale: run `python -m tests.typescript` and review the diff"
     )
+
+
+def test_the_reports_the_matrix_keeps_are_current(runs: dict[str, SuiteRun]) -> None:
+    """docs/implementations.md draws the peer from fixtures/peers/reports/typescript-*.json."""
+    for transport, run in runs.items():
+        assert implementations.kept(run.index) == implementations.committed(f"typescript-{transport.lower()}"), (
+            f"fixtures/peers/reports/typescript-{transport.lower()}.json is stale: run `python -m tests.typescript`")
 
 
 def test_every_case_that_does_not_pass_is_explained(runs: dict[str, SuiteRun]) -> None:

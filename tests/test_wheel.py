@@ -125,7 +125,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
     home = tmp_path_factory.mktemp("venv")
     _run(sys.executable, "-m", "venv", home / "v")
-    # With the xdist extra, as the README's install step says, for `-n`.
+    # With the xdist extra, as the README's install lines say, for `-n`.
     _run(home / "v" / "bin" / "python", "-m", "pip", "install", "-q", f"{wheel}[xdist]", PYTEST_FLOOR)
     _run(home / "v" / "bin" / "python", "-m", "pip", "check")
     yield Venv(home / "v" / "bin")
@@ -155,7 +155,7 @@ def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_
     assert "elicit-conformance target: elicit_conformance.reference.app:app (from default)" in result.stdout
     assert golden_all_same(result.stdout), "the golden transcripts were not compared, or differ"
     headline = re.search(r"^elicit-conformance against \S+: (.*)$", result.stdout, re.M)
-    # Installed as the README says (no tasks extra), the reference offers no tasks:
+    # Installed as docs/using.md says (no tasks extra), the reference offers no tasks:
     # only the TASK cases, and every one of them, read "not implemented"; the refused
     # declarations, which it rightly does not list, are skipped on both revisions.
     refused = 2 * len(load().refused)
@@ -231,7 +231,7 @@ def test_a_server_keeps_its_own_golden_transcripts_with_the_ci_script(venv: Venv
 
 
 def test_a_non_python_server_end_to_end_as_the_readme_walks_through(venv: Venv, tmp_path: Path) -> None:
-    """The README's "Running the suite against another server": the TypeScript peer,
+    """docs/using.md, "Running the suite against another server": the TypeScript peer,
     built with npm ci, checked from the installed wheel in its own folder over stdio
     (writing a baseline) and over HTTP (with that baseline, which must fit exactly).
     The generated attacks run on their `quick` profile: the peer's verdict on their `ci`

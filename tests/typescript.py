@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from elicit_conformance.dev import implementations
 from tests.suite import QUICK, ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
@@ -148,6 +149,8 @@ def main() -> None:
             sys.exit(f"over stdio the transcripts differ from those HTTP wrote to {GOLDEN}:\n"
                      f"{golden_said(runs['stdio'].output)}")
         table = verdict_table(runs)
+        implementations.main([f"typescript-{transport.lower()}={run.directory / 'report'}"
+                              for transport, run in runs.items()])
     head, rest = DOC.read_text().split(START, 1)
     DOC.write_text(head + START + table + END + rest.split(END, 1)[1])
     sys.stdout.write(table)

@@ -137,7 +137,7 @@ DEPLOYMENT_RUNS = (
     ("modern calls, process 1 killed and restarted", 200, False, "kill", True),
     ("tasked calls, process 2 (a worker) killed and restarted", 50, True, "kill", True),
     ("tasked calls, Redis killed and restarted on its data", 50, True, "redis", True),
-    ("tasked calls, Redis restarted, no persistence (not the README's advice)", 50, True, "redis", False),
+    ("tasked calls, Redis restarted, no persistence (not the advised set-up)", 50, True, "redis", False),
 )
 
 

@@ -19,6 +19,7 @@ from elicit_conformance.catalog import Prompt, load
 from elicit_conformance.reporting.report import cited
 from elicit_conformance.requirements import Table
 
+from . import changes
 from .needs import cases, tools_used
 
 #: The rules every case applies: (title, text). The Markdown page and the JSON
@@ -321,9 +322,13 @@ def _question_table(declared: Prompt) -> list[str]:
             *(f"| `{p}` | `{q.message}` | {'yes' if q.optional else 'no'} |" for p, q in declared.questions.items()), ""]
 
 
-def write_contract(destination: str) -> None:
-    """Write the contract to `destination` (JSON for a `.json` file), or to standard output for "-"."""
-    text = json.dumps(data(), indent=2, ensure_ascii=False) + "\n" if destination.endswith(".json") else render()
+def write_contract(destination: str, since: Path | None = None) -> None:
+    """Write the contract to `destination` (JSON for a `.json` file), or to standard output
+    for "-"; with `since` (an earlier contract.json), what changed since it, as Markdown."""
+    if since is not None:
+        text = changes.changes(changes.read(since), data(), str(since))
+    else:
+        text = json.dumps(data(), indent=2, ensure_ascii=False) + "\n" if destination.endswith(".json") else render()
     if destination == "-":
         sys.stdout.write(text)
     else:

@@ -4,7 +4,8 @@ Run in a source checkout after editing the catalog (fixtures/scenarios.json or
 fixtures/space.json) and the reference. In order: the declaration space's
 generated tools, the contract page and its data, and the reference's golden
 transcripts (the cases, with --snapshot-update). `--peers` also re-runs the
-MCP SDK and TypeScript peers and rewrites their verdict tables and golden
+reference, the MCP SDK and TypeScript peers and rewrites their verdict tables,
+the reports the matrix keeps (docs/implementations.md) and the peers' golden
 transcripts (fixtures/peers/golden; minutes; the TypeScript peer needs node and
 npm). Each step is a command you can run alone; this prints each before it runs
 it, and stops at the first that fails.
@@ -64,12 +65,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.peers:
         with tempfile.TemporaryDirectory() as scratch:
-            report = Path(scratch) / "mcp-sdk"
+            report, reference = Path(scratch) / "mcp-sdk", Path(scratch) / "reference"
+            if not run([PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
+                        f"--conformance-report={reference}"]):
+                return 1
             run([PYTHON, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
                  "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}",
                  "--conformance-snapshots=fixtures/peers/golden/mcp_sdk", "--snapshot-update"],
                 judged=False)
             paste_mcp_sdk(report / "verdicts.md")
+            # The TypeScript peer's reports are kept by tests.typescript, which redraws the matrix page.
+            run([PYTHON, "-m", "elicit_conformance.dev.implementations", f"reference={reference}",
+                 f"mcp-sdk={report}"])
         return 0 if run([PYTHON, "-m", "tests.typescript"]) else 1
     return 0
 

@@ -1,7 +1,7 @@
-"""Real servers the multi-process tests and the deployment bench run next to the
-reference: `redis-server` (one task store shared by several processes) and HAProxy
-(the load balancer in front of them, configured by docs/haproxy.cfg, the example
-the README ships).
+"""Real programs the tests and the deployment bench run next to the reference:
+`redis-server` (one task store shared by several processes), HAProxy (the load
+balancer in front of them, configured by docs/haproxy.cfg, the example
+docs/stateless.md ships), and Chromium (the HTML report's test; `installed`).
 
 Each is started on 127.0.0.1 on a port of its own and stopped by its PID. When
 one is absent it is installed from Debian's registry (as root, which CI is), so

@@ -21,11 +21,20 @@ __all__ = ["pytest_addoption", "pytest_configure"]
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("conformance_contract") is not None:
-        from elicit_conformance.contract.page import write_contract
-
-        write_contract(config.getoption("conformance_contract"))
-        pytest.exit("contract written", returncode=pytest.ExitCode.OK)
+        _write_contract(config)
     if wanted(config):
         from .hooks import current
 
         current(config)
+
+
+def _write_contract(config: pytest.Config) -> None:
+    """--conformance-contract: the contract (or its changes since an older one), then exit."""
+    from elicit_conformance.contract.page import write_contract
+    from elicit_conformance.exceptions import DeclarationError
+
+    try:
+        write_contract(config.getoption("conformance_contract"), config.getoption("conformance_contract_since"))
+    except DeclarationError as error:
+        raise pytest.UsageError(str(error)) from None
+    pytest.exit("contract written", returncode=pytest.ExitCode.OK)

@@ -71,6 +71,7 @@ def settings_of(config: pytest.Config) -> Settings:
         requirements=config.rootpath / requirements if requirements else None,
         baseline=option("conformance_baseline"), not_implemented=Path(declared) if declared else None,
         report_dir=option("conformance_report"), write_baseline=option("conformance_write_baseline"),
+        write_not_implemented=option("conformance_write_not_implemented"),
         snapshots=option("conformance_snapshots") or (config.rootpath / str(snapshots) if snapshots else None),
         golden_transcripts=bool(option("golden_transcripts")),
         update_snapshots=bool(option("update_snapshots", default=False)), strict=bool(option("conformance_strict")),

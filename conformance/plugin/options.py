@@ -66,6 +66,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "Cases that need only those end 'not implemented' and do not fail the run; a listed "
         "tool the target has fails it. Also the 'elicit_not_implemented' ini key.",
     ),
+    "--conformance-write-not-implemented": dict(
+        metavar="FILE",
+        type=Path,
+        help="Write a not-implemented file (as --conformance-not-implemented reads) with every "
+        "tool of the contract the target lacks, each with a reason to edit.",
+    ),
     "--conformance-report": dict(
         metavar="DIR",
         type=Path,
@@ -77,6 +83,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
         metavar="FILE",
         help="Write what a target must implement (tools, questions, schemas, results, "
         "accepted errors) as Markdown to FILE, or to standard output, and exit.",
+    ),
+    "--conformance-contract-since": dict(
+        metavar="OLD.json",
+        type=Path,
+        help="With --conformance-contract: write what changed in the contract since OLD.json "
+        "(an earlier version's contract.json) instead of the whole contract.",
     ),
     "--conformance-snapshots": dict(
         metavar="DIR",
@@ -102,9 +114,10 @@ INI = {
     "elicit_snapshots": "The target's golden transcripts (a directory, as --conformance-snapshots).",
 }
 
-#: The options that make any run a conformance run (all but --conformance-contract,
-#: which writes the contract and exits).
-CONFORMANCE = tuple(flag.lstrip("-").replace("-", "_") for flag in OPTIONS if flag != "--conformance-contract")
+#: The options that make any run a conformance run (all but --conformance-contract and
+#: its --conformance-contract-since, which write the contract and exit).
+CONFORMANCE = tuple(flag.lstrip("-").replace("-", "_") for flag in OPTIONS
+                    if not flag.startswith("--conformance-contract"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

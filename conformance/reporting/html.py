@@ -64,8 +64,8 @@ def page(report: Report, table: Table, directory: Path) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join(
         f"<tr><td>{escape(row.id)}</td><td>{escape(row.level)}</td>"
-        + "".join(f'<td class="{_css(c)}">{escape(c)}</td>' for c in cells)
-        + f"<td>{_source(table.source_of(row.id))}</td></tr>"
+        + "".join(f'<td class="{css(c)}">{escape(c)}</td>' for c in cells)
+        + f"<td>{source(table.source_of(row.id))}</td></tr>"
         for row, cells in rows
     )
     cases = sorted(report.outcomes.values(), key=lambda o: (rank(o.status), o.test_id))
@@ -96,7 +96,7 @@ def _case(outcome: Outcome, directory: Path) -> str:
     failed = outcome.status in FAILED
     passed = "true" if outcome.status == Status.PASS else "false"
     parts = [f'<section class="case" id="{escape(outcome.test_id)}" data-passed="{passed}"><h3>{escape(outcome.test_id)} '
-             f'<span class="status {_css(outcome.status)}">{escape(str(outcome.status))}</span></h3>',
+             f'<span class="status {css(outcome.status)}">{escape(str(outcome.status))}</span></h3>',
              f"<div>checks {escape(', '.join(outcome.checks))} &middot; {escape(outcome.revision or 'n/a')} "
              f"&middot; {escape(outcome.level)}</div>"]
     if outcome.message:
@@ -210,13 +210,13 @@ def _diff(text: str) -> str:
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
 
 
-def _source(source: dict[str, str]) -> str:
+def source(source: dict[str, str]) -> str:
     if "url" in source:
         return f'<a href="{escape(source["url"])}">{escape(source.get("keyword", "source"))}</a>'
     return f"feature: {escape(source['promise'])}" if "promise" in source else "no source"
 
 
-def _css(cell: str) -> str:
+def css(cell: str) -> str:
     """A cell's colour, from the status it begins with ("pass (1 of 2 cases; ...)": pass)."""
     for status in sorted(Status, key=lambda s: -len(s)):
         if cell.startswith(status):

@@ -9,6 +9,7 @@
   its golden file, with its verdict and the diff, and golden files no case owns;
 - `index.html` (written beside them by `html.page`): the same for looking at, each
   transcript drawn as a conversation;
+- `badge-<revision>.json`: a shields.io endpoint badge per revision ("93/93 MUST");
 - `summary.md`: a table a person reads in a pull-request comment, a row per case;
 - `verdicts.md`: a row per requirement (every row of the table that is not
   excluded) with a column per revision, saying what was proved of the row: a
@@ -28,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from elicit_conformance.requirements import Requirement, Table
+from elicit_conformance.exceptions import ReportError
 from elicit_conformance.status import ROW_ONLY, Status
+from elicit_conformance.version import VERSION
 
 from .snapshot import Found, render
 
@@ -71,6 +74,8 @@ class Outcome:
     #: Per row it claims, the row's source (`Table.source_of`): the specification's
     #: sentence, or the feature's promise.
     sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The contract's tools the target lacked, where that made the case not testable.
+    missing: list[str] = field(default_factory=list)
     #: A catalog scenario's rounds, the catalog's and the server's (`Case.rounds`).
     rounds: dict[str, list[list[str | None]]] = field(default_factory=dict)
 
@@ -88,10 +93,16 @@ class Outcome:
         return cls(**{**data, "status": Status(data["status"])})
 
 
+#: How a target is reached, as a report names it (`Target.kind`).
+TRANSPORTS = {"module": "in-process", "url": "HTTP", "command": "stdio"}
+
+
 class Report:
-    def __init__(self, target: str, revisions: tuple[str, ...]) -> None:
+    def __init__(self, target: str, revisions: tuple[str, ...], transport: str = "") -> None:
         self.target = target
         self.revisions = revisions
+        #: "in-process", "HTTP" or "stdio".
+        self.transport = transport
         self.outcomes: dict[str, Outcome] = {}
         #: Run-level problems: uncovered requirement rows, stale baseline entries.
         self.problems: list[str] = []
@@ -99,6 +110,18 @@ class Report:
         self.unused_golden: list[str] = []
         #: Whether those were removed (`--snapshot-update`).
         self.unused_removed = False
+
+    @classmethod
+    def from_index(cls, index: dict[str, Any]) -> Report:
+        """A report as its `index.json` holds it, enough to draw its verdict table
+        again (the matrix across reports): each case's checks, revision, status,
+        cause and rows."""
+        report = cls(index.get("target", ""), tuple(index["revisions"]), index.get("transport", ""))
+        for case in index["cases"]:
+            report.outcomes[case["test_id"]] = Outcome(
+                case["test_id"], case["test_id"], list(case["checks"]), case.get("revision"), case.get("level", ""),
+                status=Status(case["status"]), cause=case.get("cause", ""), rows=case.get("rows", {}))
+        return report
 
     def counts(self) -> Counter[str]:
         return Counter(o.status for o in self.outcomes.values())
@@ -129,6 +152,8 @@ class Report:
         directory.mkdir(parents=True, exist_ok=True)
         index = {
             "target": self.target,
+            "transport": self.transport,
+            "suite": VERSION,
             "revisions": list(self.revisions),
             "totals": dict(self.counts()),
             "proved_nothing": self.proved_nothing,
@@ -140,6 +165,30 @@ class Report:
         (directory / "verdicts.md").write_text(self.matrix(table))
         if any(o.golden for o in self.outcomes.values()) or self.unused_golden:
             (directory / "changes.md").write_text(self.changes())
+        for revision, badge in self.badges(table).items():
+            (directory / f"badge-{revision}.json").write_text(json.dumps(badge) + "\n")
+
+    def badges(self, table: Table) -> dict[str, dict[str, Any]]:
+        """Per revision, a shields.io endpoint badge: how many of the MUST rows checked on
+        it passed ("93/93 MUST"); green when all did, red when one failed, else yellow
+        (some proved nothing: not testable, not implemented)."""
+        columns, rows = self.verdict_table(table)
+        badges = {}
+        for i, revision in enumerate(columns):
+            if revision not in self.revisions:
+                continue  # registration's "n/a": no revision to name
+            # A row skipped by design (registration over the wire), or whose check never
+            # applied (ERA-7/http in-process), was not judged here: not counted.
+            unjudged = (Status.NOT_RUN, Status.SKIPPED, Status.NOT_EVALUATED)
+            cells = [cells[i] for row, cells in rows
+                     if row.level == "MUST" and cells[i] and not cells[i].startswith(unjudged)]
+            passed = sum(c.startswith(Status.PASS) for c in cells)
+            failed = any(c.startswith((Status.FAIL, Status.TIMED_OUT)) for c in cells)
+            badges[revision] = {
+                "schemaVersion": 1, "label": f"elicit-conformance {revision}", "message": f"{passed}/{len(cells)} MUST",
+                "color": "red" if failed else "brightgreen" if passed == len(cells) else "yellow",
+            }
+        return badges
 
     def verdict_table(self, table: Table) -> tuple[list[str], list[tuple[Requirement, list[str]]]]:
         """Requirement row x revision: what the cases checking the row proved of it
@@ -252,6 +301,18 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
+    def not_implemented(self, about: str, declared: dict[str, str]) -> str:
+        """A not-implemented file (`unimplemented.read`) naming every contract tool the
+        target lacked in this run: those it declared, with their reasons, and those it did
+        not, with a reason to write."""
+        missing = {tool for o in self.outcomes.values() for tool in o.missing}
+        lines = [f"# elicit-conformance not-implemented tools, written from a run ({about}).",
+                 "# Each line: TOOL: why the target leaves it out. Edit the reasons; delete a line once you implement it."]
+        for tool in sorted(missing | set(declared)):
+            lines.append(f"{tool}: {_one_line(declared.get(tool, 'not listed by the target in this run'))}")
+        return "\n".join(lines) + "\n"
+
+
 def rank(status: str) -> int:
     return _CELLS.index(status)
 
@@ -316,3 +377,21 @@ def _cell(text: str) -> str:
     """Text for a Markdown table cell: escaped, one line, cut at a word (index.json keeps it whole)."""
     text = text.replace("|", "\\|").replace("\n", " ")
     return text if len(text) <= 400 else text[:397].rsplit(" ", 1)[0] + " ..."
+
+
+def load_index(path: Path) -> dict[str, Any]:
+    """A report's `index.json`, from the file or the directory a run wrote.
+
+    Raises:
+        ReportError: There is none, or it is not a report's.
+    """
+    index = path / "index.json" if path.is_dir() else path
+    try:
+        data = json.loads(index.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data["cases"], list):
+            raise TypeError("no list of cases")
+        return data
+    except FileNotFoundError:
+        raise ReportError(f"{index} does not exist: give a directory a run wrote with --conformance-report") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise ReportError(f"{index} is not a conformance report's index ({error})") from None

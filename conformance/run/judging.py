@@ -65,7 +65,7 @@ _UNREACHED = {
 
 
 def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseException | None) -> dict[str, dict[str, str]]:
-    """What the case found for each row it claims (the README, "The conformance report").
+    """What the case found for each row it claims (docs/reading.md, "The conformance report").
 
     A row the case checked reads as its worst check; a row it never reached reads
     as why: the case was not testable, timed out, failed earlier, or passed without

@@ -37,7 +37,7 @@ from elicit_conformance.exceptions import (
 from elicit_conformance.harness.case import Case
 from elicit_conformance.reporting import baseline as baseline_module
 from elicit_conformance.reporting import html
-from elicit_conformance.reporting.report import Outcome, Report
+from elicit_conformance.reporting.report import TRANSPORTS, Outcome, Report
 from elicit_conformance.reporting.snapshot import Golden, render
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ALL, ERAS
@@ -66,6 +66,7 @@ class Session:
     not_implemented: dict[str, str]
     report_dir: Path | None = None
     write_baseline: Path | None = None
+    write_not_implemented: Path | None = None
     golden: Golden | None = None
     strict: bool = False
     timeout: float = 8.0
@@ -84,7 +85,7 @@ class Session:
     client_log: ClientLog | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.report = Report(self.target.spec, self.revisions)
+        self.report = Report(self.target.spec, self.revisions, TRANSPORTS[self.target.kind])
 
     @classmethod
     def open(cls, settings: Settings) -> Session:
@@ -104,7 +105,8 @@ class Session:
         return cls(
             target=target, table=table, revisions=ERAS if settings.revision in (None, ALL) else (settings.revision,),
             baseline=entries, not_implemented=declared, report_dir=settings.report_dir,
-            write_baseline=settings.write_baseline, golden=golden_of(settings, target), strict=settings.strict,
+            write_baseline=settings.write_baseline, write_not_implemented=settings.write_not_implemented,
+            golden=golden_of(settings, target), strict=settings.strict,
             timeout=settings.timeout,
             client_log=ClientLog(settings.report_dir / "client" if settings.report_dir is not None else None),
         )
@@ -284,6 +286,7 @@ class Session:
             if outcome.status != Status.FAIL:
                 outcome.status, outcome.message = status, sentence or phase.message
                 outcome.cause = phase.error.cause if isinstance(phase.error, NotTestable) else ""
+                outcome.missing = list(phase.error.tools) if isinstance(phase.error, NotTestable) else []
             if self.target.servers is not None and phase.nodeid in self._marks:
                 quoted = self.target.servers.stderr_since(self._marks[phase.nodeid])
         elif phase.result == "skipped" and phase.xfail is not None:
@@ -380,9 +383,13 @@ class Session:
             self.report.write(self.report_dir, self.table)
             (self.report_dir / "index.html").write_text(html.page(self.report, self.table, self.report_dir),
                                                         encoding="utf-8")
+        about = f"{date.today().isoformat()}, against {self.target.spec}"
         if self.write_baseline is not None:
-            self.write_baseline.write_text(
-                self.report.baseline(f"{date.today().isoformat()}, against {self.target.spec}"))
+            self.write_baseline.write_text(self.report.baseline(about))
+        if self.write_not_implemented is not None:
+            listed = self.target.tools.get("names", frozenset())  # a declared tool it lists is a stale line
+            still = {tool: why for tool, why in self.not_implemented.items() if tool not in listed}
+            self.write_not_implemented.write_text(self.report.not_implemented(about, still))
         return bool(self.report.problems or self.report.proved_nothing or self.report.behaviour_changed)
 
     def close(self) -> None:

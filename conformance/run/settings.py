@@ -36,6 +36,7 @@ class Settings:
     not_implemented: Path | None = None
     report_dir: Path | None = None
     write_baseline: Path | None = None
+    write_not_implemented: Path | None = None
     #: The target's golden transcripts, if it keeps them somewhere of its own.
     snapshots: Path | None = None
     #: Compare with the bundled reference's golden transcripts.
