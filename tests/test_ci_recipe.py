@@ -11,6 +11,7 @@ checks an action out at its tag.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -136,7 +137,18 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Job:
     (workspace / "pyproject.toml").write_text(PYPROJECT)
     venv = tmp_path_factory.mktemp("venv") / "v"
     checked(sys.executable, "-m", "venv", venv, cwd=workspace, env=dict(os.environ))
-    return Job(workspace, venv / "bin", checkout / "docs" / "ci", tmp_path_factory.mktemp("runner"))
+    job = Job(workspace, venv / "bin", checkout / "docs" / "ci", tmp_path_factory.mktemp("runner"))
+    # Set-up, as a user does once on their machine: the server, the suite from its
+    # checkout (the README's "or from a checkout"), then the recipe comment's command.
+    env = job.environment()
+    checked("pip", "install", "-q", "-e", ".", cwd=workspace, env=env)
+    checked("pip", "install", "-q", f"{checkout}[xdist]", cwd=workspace, env=env)
+    (setup,) = re.findall(r"^#   \$ (pytest .*)$", RECIPE.read_text(), re.M)
+    subprocess.run(shlex.split(setup), cwd=workspace, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert (workspace / "conformance" / "baseline.txt").exists(), setup
+    assert list((workspace / "conformance" / "snapshots").rglob("*.jsonl")), setup
+    checked("pip", "check", cwd=workspace, env=env)
+    return job
 
 
 def test_the_recipe_names_this_release_of_the_action() -> None:
@@ -146,19 +158,7 @@ def test_the_recipe_names_this_release_of_the_action() -> None:
 
 
 def test_green_then_red_on_a_wrong_answer_with_its_sentence_in_the_job_summary(job: Job) -> None:
-    recipe = yaml.safe_load(RECIPE.read_text())
-    steps = recipe["jobs"]["conformance"]["steps"]
-    # Set-up, as a user does once on their machine: the server, the suite from its
-    # checkout (the README's "by checkout"), then the recipe comment's command.
-    env = job.environment()
-    checked("pip", "install", "-q", "-e", ".", cwd=job.workspace, env=env)
-    checked("pip", "install", "-q", f"{job.action_path.parent.parent}[xdist]", cwd=job.workspace, env=env)
-    (setup,) = re.findall(r"^#   \$ (pytest .*)$", RECIPE.read_text(), re.M)
-    subprocess.run(shlex.split(setup), cwd=job.workspace, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-    assert (job.workspace / "conformance" / "baseline.txt").exists(), setup
-    assert list((job.workspace / "conformance" / "snapshots").rglob("*.jsonl")), setup
-    checked("pip", "check", cwd=job.workspace, env=env)
-
+    steps = yaml.safe_load(RECIPE.read_text())["jobs"]["conformance"]["steps"]
     green = job.run(steps)
     assert green, "\n\n".join(job.log)
     assert job.outputs_read()["verdict"] == "pass"
@@ -180,6 +180,28 @@ def test_green_then_red_on_a_wrong_answer_with_its_sentence_in_the_job_summary(j
     assert re.search(r"\| fail \| BAT-1: the call returned 'Booked a flight to PARIS'; the catalog's result is "
                      r"'Booked a flight to Paris'", summary), summary[:3000]
     assert "golden transcripts:" in summary and "PARIS" in summary  # changes.md, the wire's diff
+
+
+def test_the_action_alone_against_the_bundled_reference_and_a_server_command(job: Job) -> None:
+    """The action's own steps, as another workflow uses it: the reference in-process (a
+    few cases, pass) and a stdio server that exits at once (fail, said in the log)."""
+    action = yaml.safe_load(ACTION.read_text())
+    step = {"uses": "OWNER/elicit-conformance/docs/ci@v0.2.0",
+            "with": {"server": "elicit_conformance.reference.app:app", "pytest-args": "-k BAT-1",
+                     "report": "reference-report"}}
+    job.outputs.write_text("")
+    assert job.run([step]), "\n\n".join(job.log[-2:])
+    assert job.outputs_read()["verdict"] == "pass" and int(job.outputs_read()["passed"]) >= 2
+    totals = json.loads(job.outputs_read()["totals"])
+    assert totals["pass"] == int(job.outputs_read()["passed"]) and not {"fail", "timed out"} & set(totals), totals
+    step["with"] = {"server-command": "python -c 'raise SystemExit(3)'", "report": "dead-report"}
+    job.outputs.write_text("")
+    assert not job.run([step])
+    assert job.outputs_read()["verdict"] == "fail"
+    ran = "\n".join(job.log[-3:])  # the run step, then the upload (GitHub's own, under always())
+    assert "cannot reach --server-command=" in ran, ran
+    assert set(action["inputs"]) >= {"server", "server-command", "revision", "baseline", "not-implemented",
+                                     "snapshots", "strict"}
 
 
 def test_an_action_without_a_target_says_so(job: Job, tmp_path: Path) -> None:

@@ -126,16 +126,6 @@ class ConformanceRun:
         if (unmet := self.session.strictly_failed(item.nodeid, item.stash.get(LEDGER, None))) is not None:
             raise unmet
 
-    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
-    def said_report(self, item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
-        """A case that fails with a sentence gets its report without a traceback. pytest's
-        own report formats one (reading the source of every frame: ~45 ms a failing case)
-        only for the wrapper below to replace it with the sentence."""
-        if call.when != "call" or call.excinfo is None:
-            return None
-        sentence = self.session.sentence(item.nodeid, _raised(call), item.stash.get(CASE, None))
-        return _said(item, call, sentence) if sentence is not None else None
-
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
         if call.when == "call":
@@ -152,6 +142,11 @@ class ConformanceRun:
         """On an xdist controller: the verdict a worker sent, before the terminal shows it."""
         if (data := getattr(report, VERDICT, None)) is not None:
             self.session.received(report.nodeid, data)
+
+    # pytest registers a hook only under a name that starts with pytest_ (specname or not).
+    @pytest.hookimpl(trylast=True, specname="pytest_runtest_logreport")
+    def pytest_logged_report(self, report: pytest.TestReport) -> None:
+        terminal.shortened(report)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -222,11 +217,3 @@ def _ended(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestRe
     message = terminal.skip_reason(report) if report.skipped else terminal.first_line(report) if report.failed else ""
     return Ended(item.nodeid, call.when, report.outcome, report.duration, raised=call.excinfo is not None,
                  error=_raised(call), message=message, xfail=getattr(report, "wasxfail", None))
-
-
-def _said(item: pytest.Item, call: pytest.CallInfo[None], sentence: str) -> pytest.TestReport:
-    sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
-    return pytest.TestReport(
-        item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", terminal.Said(sentence, item.location),
-        call.when, sections, call.duration, call.start, call.stop, user_properties=item.user_properties,
-    )

@@ -22,15 +22,11 @@ class _Where:
 
 
 class Said:
-    """A failure report that is one sentence, where pytest would print a traceback.
-
-    pytest's short summary line quotes `reprcrash.message` (whole, on CI): it gets the
-    rows that failed, so that the sentence is printed once, in the failure's section."""
+    """A failure report that is one sentence, where pytest would print a traceback."""
 
     def __init__(self, sentence: str, location: tuple[str, int | None, str]) -> None:
         self.sentence = sentence
-        rows = re.match(r"(?:[A-Z]+-\d+[\w/-]*(?:, )?)+(?=: )", sentence)
-        self.reprcrash = _Where(location[0], location[1] or 0, rows.group(0) if rows else "see above")
+        self.reprcrash = _Where(location[0], location[1] or 0, sentence)
 
     def toterminal(self, out: Any) -> None:
         out.line(self.sentence)
@@ -49,6 +45,24 @@ def dress(report: pytest.TestReport, sentence: str | None, stderr: str) -> None:
     report.sections = [(title, text) for title, text in report.sections if not title.startswith("Captured log")]
     if stderr:
         report.sections.append(("the stdio server's stderr while the case ran", stderr))
+
+
+#: The rows a sentence begins with: "BAT-3: ..." or "TYP-4, TYP-4/clear: ...".
+_ROWS = re.compile(r"(?:[A-Z]+-\d+[\w/-]*(?:, )?)+(?=: )")
+
+
+def shortened(report: pytest.TestReport) -> None:
+    """Once a failure's report was logged (JUnit's `message` holds the whole sentence),
+    what pytest's short summary line quotes (`reprcrash.message`, whole on CI) becomes
+    the rows that failed: the sentence is printed once, in the failure's own section.
+    From an xdist worker the sentence arrives as text; it is made a `Said` again."""
+    if not report.failed:
+        return
+    if isinstance(report.longrepr, str) and _ROWS.match(report.longrepr):
+        report.longrepr = Said(report.longrepr, report.location)
+    if isinstance(report.longrepr, Said):
+        rows = _ROWS.match(report.longrepr.sentence)
+        report.longrepr.reprcrash.message = rows.group(0) if rows else "its sentence is above"
 
 
 def write(terminalreporter: pytest.TerminalReporter, lines: list[Line]) -> None:

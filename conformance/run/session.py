@@ -245,12 +245,6 @@ class Session:
         unmet = [row for row, status in ledger.rows.items() if status == Status.SHOULD_NOT_MET]
         return ShouldNotMet(ledger.sentences[unmet[0]]) if unmet else None
 
-    def sentence(self, nodeid: str, error: BaseException | None, case: Case | None = None) -> str | None:
-        """The one sentence a planned case's failure reads as; None where the runner's
-        own report stands."""
-        outcome = self.report.outcomes.get(nodeid)
-        return self._judged(error, outcome, case)[1] if outcome is not None else None
-
     def _judged(self, error: BaseException | None, outcome: Outcome, case: Case | None) -> tuple[Status, str | None]:
         """`judged`, the sentence of a failure followed by the first message of the case
         its revision's schema refuses, where there is one."""
