@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 import re
-from pathlib import Path
 
 import pytest
 
