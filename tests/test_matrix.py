@@ -26,6 +26,12 @@ def test_the_implementations_page_is_drawn_from_the_kept_reports() -> None:
         "docs/implementations.md is stale: run `python -m elicit_conformance.dev.implementations`")
 
 
+def test_the_mcp_sdk_peers_own_table_is_drawn_from_its_kept_report() -> None:
+    doc = implementations.SDK_PAGE.read_text()
+    assert implementations.with_sdk_table(doc) == doc, (
+        "docs/mcp-sdk.md's table is stale: run `python -m elicit_conformance.dev.implementations`")
+
+
 def test_every_implementation_has_a_kept_report_and_each_a_column_per_revision() -> None:
     assert sorted(p.stem for p in KEPT.glob("*.json")) == sorted(implementations.IMPLEMENTATIONS)
     header = next(line for line in implementations.page().splitlines() if line.startswith("| Requirement"))

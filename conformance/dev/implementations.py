@@ -6,7 +6,8 @@ peers, from what their runs' reports say, kept in fixtures/peers/reports/ (each
 results; nothing that varies run to run). The tests that run each of them check
 that what they kept is what a run says today (tests/test_compare.py for the
 reference, tests/test_mcp_sdk_peer.py, tests/test_typescript_peer.py), and
-tests/test_matrix.py that the page is drawn from what is kept.
+tests/test_matrix.py that the page (and the MCP SDK peer's own table in docs/mcp-sdk.md)
+is drawn from what is kept.
 `python -m elicit_conformance.dev.regenerate --peers` rewrites both.
 
     python -m elicit_conformance.dev.implementations            # the page, from what is kept
@@ -80,11 +81,27 @@ def keep(name: str, report: Path) -> None:
     (KEPT / f"{name}.json").write_text(json.dumps(kept(load_index(report)), indent=1) + "\n", encoding="utf-8")
 
 
+#: Where docs/mcp-sdk.md holds the MCP SDK peer's own verdict table (`verdicts.md` of its
+#: run, drawn again from its kept report), between these two lines.
+SDK_PAGE = ROOT / "docs" / "mcp-sdk.md"
+START, END = "<!-- verdicts:start -->\n", "<!-- verdicts:end -->"
+
+
+def sdk_table() -> str:
+    return Report.from_index(committed("mcp-sdk")).matrix(Table.load())
+
+
+def with_sdk_table(doc: str) -> str:
+    head, rest = doc.split(START, 1)
+    return head + START + sdk_table() + END + rest.split(END, 1)[1]
+
+
 def main(argv: list[str]) -> int:
     for argument in argv:
         name, _, report = argument.partition("=")
         keep(name, Path(report))
     PAGE.write_text(page(), encoding="utf-8")
+    SDK_PAGE.write_text(with_sdk_table(SDK_PAGE.read_text()), encoding="utf-8")
     return 0
 
 

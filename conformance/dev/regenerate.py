@@ -43,16 +43,6 @@ def run(step: list[str], *, judged: bool = True) -> bool:
     return True
 
 
-def paste_mcp_sdk(verdicts: Path) -> None:
-    """The MCP SDK peer's fresh verdict table into docs/mcp-sdk.md (its explanations
-    are prose: read the diff, and explain any new failure there)."""
-    doc = ROOT / "docs" / "mcp-sdk.md"
-    text = doc.read_text()
-    start, end = "<!-- verdicts:start -->\n", "<!-- verdicts:end -->"
-    head, rest = text.split(start, 1)
-    doc.write_text(head + start + verdicts.read_text() + end + rest.split(end, 1)[1])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m elicit_conformance.dev.regenerate",
                                      description=__doc__.split("\n\n")[0])
@@ -73,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                  "--server=elicit_conformance.fixtures.peers.mcp_sdk:app", f"--conformance-report={report}",
                  "--conformance-snapshots=fixtures/peers/golden/mcp_sdk", "--snapshot-update"],
                 judged=False)
-            paste_mcp_sdk(report / "verdicts.md")
-            # The TypeScript peer's reports are kept by tests.typescript, which redraws the matrix page.
+            # Keeping them redraws the matrix page and docs/mcp-sdk.md's table; the TypeScript
+            # peer's reports are kept by tests.typescript, which redraws the page again.
             run([PYTHON, "-m", "elicit_conformance.dev.implementations", f"reference={reference}",
                  f"mcp-sdk={report}"])
         return 0 if run([PYTHON, "-m", "tests.typescript"]) else 1
