@@ -62,6 +62,21 @@ def test_a_not_implemented_file_written_from_a_run_makes_the_same_run_pass(pytes
     assert "not implemented" in str(again.stdout)
 
 
+def test_a_baseline_written_beside_it_leaves_the_missing_tools_to_it(pytester: pytest.Pytester) -> None:
+    """The README's pair of commands: both files written from one run, then both read."""
+    pytester.makepyfile(tiny=TINY_SERVER)
+    cases = ("--pyargs", "elicit_conformance.cases", "--server=tiny:app", "-p", "no:cacheprovider",
+             "-k", "(test_scenario and (BAT-1 or RES-9)) or sch_3")
+    pytester.runpytest_subprocess(*cases, "--conformance-write-baseline=baseline.txt",
+                                  "--conformance-write-not-implemented=missing.txt")
+    baseline = (pytester.path / "baseline.txt").read_text()
+    assert "test_sch_3_hiding_parameters_keeps_the_tool_description[2026-07-28]:" in baseline  # a real failure
+    assert "RES-9" not in baseline, baseline  # its tool is declared missing instead
+    again = pytester.runpytest_subprocess(*cases, "--conformance-baseline=baseline.txt",
+                                          "--conformance-not-implemented=missing.txt")
+    assert again.ret == pytest.ExitCode.OK, str(again.stdout)[-2000:]
+
+
 def test_the_changelog_names_this_version() -> None:
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert re.search(rf"^## \[{re.escape(VERSION)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.M), VERSION

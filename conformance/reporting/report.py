@@ -289,12 +289,14 @@ class Report:
             lines += [f"#### {what}", ""] + [f"- `{name}`" for name in self.unused_golden] + [""]
         return "\n".join(lines)
 
-    def baseline(self, about: str) -> str:
-        """A baseline file expecting every case that did not pass to fail again."""
+    def baseline(self, about: str, missing_declared: bool = False) -> str:
+        """A baseline file expecting every case that did not pass to fail again; with
+        `missing_declared` (a not-implemented file written from the same run), not those
+        that lacked a tool: that file declares them, and they end "not implemented"."""
         lines = [f"# elicit-conformance baseline, written from a run ({about}).",
                  "# Each entry: the test id, a colon, why it fails. Edit the reasons; delete what you fix."]
         for o in sorted(self.outcomes.values(), key=lambda o: o.test_id):
-            if o.status in FAILING:
+            if o.status in FAILING and not (missing_declared and o.missing):
                 # An expected failure's message is "baseline LABEL: reason"; keep the reason.
                 reason = o.message.split(": ", 1)[-1] if o.status == Status.EXPECTED else o.message
                 lines.append(f"{o.test_id}: {_one_line(reason or o.status)}")

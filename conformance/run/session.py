@@ -379,7 +379,7 @@ class Session:
                                                         encoding="utf-8")
         about = f"{date.today().isoformat()}, against {self.target.spec}"
         if self.write_baseline is not None:
-            self.write_baseline.write_text(self.report.baseline(about))
+            self.write_baseline.write_text(self.report.baseline(about, self.write_not_implemented is not None))
         if self.write_not_implemented is not None:
             listed = self.target.tools.get("names", frozenset())  # a declared tool it lists is a stale line
             still = {tool: why for tool, why in self.not_implemented.items() if tool not in listed}
