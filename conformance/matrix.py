@@ -18,11 +18,10 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 
 from elicit_conformance.exceptions import ReportError
-from elicit_conformance.reporting.html import STYLE, css, source
+from elicit_conformance.reporting.html import STYLE, verdicts
 from elicit_conformance.reporting.report import Report, cited, load_index
 from elicit_conformance.requirements import Table
 
@@ -79,19 +78,11 @@ def markdown(matrix: list[Column], table: Table) -> str:
 
 
 def html(matrix: list[Column], table: Table) -> str:
-    rows = [r for r in table.rows.values() if not r.excluded]
-    head = "".join(f"<th>{escape(c.heading)}</th>" for c in matrix)
-    body = "".join(
-        f"<tr><td>{escape(row.id)}</td><td>{escape(row.level)}</td>"
-        + "".join(f'<td class="{css(c.cells.get(row.id, ""))}" title="{escape(c.cells.get(row.id, ""))}">'
-                  f"{escape(verdict(c.cells.get(row.id, '')))}</td>" for c in matrix)
-        + f"<td>{source(table.source_of(row.id))}</td></tr>" for row in rows
-    )
+    rows = [(row, [c.cells.get(row.id, "") for c in matrix]) for row in table.rows.values() if not row.excluded]
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>elicit-conformance: '
             f"implementations</title><style>{STYLE}</style></head><body><h1>elicit-conformance: which "
-            f'implementation conforms to which requirement</h1><table class="verdicts"><thead><tr>'
-            f"<th>Requirement</th><th>Level</th>{head}<th>Source</th></tr></thead><tbody>{body}</tbody></table>"
-            "</body></html>\n")
+            "implementation conforms to which requirement</h1>"
+            + verdicts([c.heading for c in matrix], rows, table, verdict) + "</body></html>\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,11 +13,13 @@ Markdown files say the same in text; this is for looking at.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from elicit_conformance.requirements import Table
+from elicit_conformance.quoting import brief
+from elicit_conformance.requirements import Requirement, Table
 from elicit_conformance.status import Status
 from elicit_conformance.version import VERSION
 
@@ -61,13 +63,6 @@ FAILED = (Status.FAIL, Status.TIMED_OUT, Status.STALE)
 def page(report: Report, table: Table, directory: Path) -> str:
     """The whole report as one HTML page; transcripts are read from `directory`."""
     columns, rows = report.verdict_table(table)
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    body = "".join(
-        f"<tr><td>{escape(row.id)}</td><td>{escape(row.level)}</td>"
-        + "".join(f'<td class="{css(c)}">{escape(c)}</td>' for c in cells)
-        + f"<td>{source(table.source_of(row.id))}</td></tr>"
-        for row, cells in rows
-    )
     cases = sorted(report.outcomes.values(), key=lambda o: (rank(o.status), o.test_id))
     rolled = "".join(f"<li>{escape(line)}</li>" for line in [*report.problems, *report.rolled_up(ids=False)])
     return (
@@ -75,12 +70,26 @@ def page(report: Report, table: Table, directory: Path) -> str:
         f"{escape(report.target)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(report.headline())}</h1><p>elicit-conformance {escape(VERSION)}</p>"
         + (f"<ul>{rolled}</ul>" if rolled else "")
-        + f'<h2>Verdicts by requirement</h2><table class="verdicts"><thead><tr><th>Requirement</th><th>Level</th>'
-        f"{head}<th>Source</th></tr></thead><tbody>{body}</tbody></table>"
+        + "<h2>Verdicts by requirement</h2>" + verdicts(columns, rows, table)
         + _failures(cases)
         + '<h2>Cases</h2><label><input type="checkbox" id="only-failing"> only the cases that did not pass</label>'
         + "".join(_case(o, directory) for o in cases) + f"<script>{SCRIPT}</script></body></html>\n"
     )
+
+
+def verdicts(columns: list[str], rows: list[tuple[Requirement, list[str]]], table: Table,
+             shown: Callable[[str], str] = lambda cell: cell) -> str:
+    """A verdict table (a row per requirement, a column per run and revision), each cell
+    coloured by its verdict; `shown` is what a cell displays (its whole text is its tooltip)."""
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join(
+        f"<tr><td>{escape(row.id)}</td><td>{escape(row.level)}</td>"
+        + "".join(f'<td class="{css(c)}" title="{escape(c)}">{escape(shown(c))}</td>' for c in cells)
+        + f"<td>{source(table.source_of(row.id))}</td></tr>"
+        for row, cells in rows
+    )
+    return (f'<table class="verdicts"><thead><tr><th>Requirement</th><th>Level</th>{head}<th>Source</th></tr>'
+            f"</thead><tbody>{body}</tbody></table>")
 
 
 def _failures(cases: list[Outcome]) -> str:
@@ -161,29 +170,29 @@ def said(message: dict[str, Any]) -> str:
     method = message.get("method")
     if method == "tools/call":
         answers = params.get("inputResponses")
-        return (f"calls {params.get('name')} with {_brief(params.get('arguments', {}))}"
+        return (f"calls {params.get('name')} with {brief(params.get('arguments', {}))}"
                 + (f"; answers {_answers(answers)}" if isinstance(answers, dict) else ""))
     if method == "elicitation/create":
-        return f"asks {params.get('message')!r} ({_brief(params.get('requestedSchema', {}))})"
+        return f"asks {params.get('message')!r} ({brief(params.get('requestedSchema', {}))})"
     if method is not None:
-        return f"{method} {_brief(params)}" if params else str(method)
+        return f"{method} {brief(params)}" if params else str(method)
     if "error" in message:
         error = message["error"] if isinstance(message["error"], dict) else {}
         return f"error {error.get('code')}: {error.get('message')}"
     result = message.get("result")
     if not isinstance(result, dict):
-        return _brief(result)
+        return brief(result)
     if result.get("resultType") == "input_required":
         asked = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
         questions = "; ".join(f"{key}: {_question(request)!r}" for key, request in asked.items())
         return f"asks {len(asked)} question(s): {questions}"
     if "action" in result:
-        return f"answers: {result.get('action')} {_brief(result.get('content'))}" if "content" in result \
+        return f"answers: {result.get('action')} {brief(result.get('content'))}" if "content" in result \
             else f"answers: {result.get('action')}"
     if "content" in result:
         texts = [b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict)]
         return ("error result: " if result.get("isError") else "result: ") + " ".join(map(str, texts))
-    return f"result {_brief(result)}"
+    return f"result {brief(result)}"
 
 
 def _question(request: Any) -> str:
@@ -193,13 +202,8 @@ def _question(request: Any) -> str:
 
 def _answers(answers: dict[str, Any]) -> str:
     return "; ".join(f"{key}: {answer.get('action') if isinstance(answer, dict) else answer}"
-                     + (f" {_brief(answer['content'])}" if isinstance(answer, dict) and "content" in answer else "")
+                     + (f" {brief(answer['content'])}" if isinstance(answer, dict) and "content" in answer else "")
                      for key, answer in answers.items())
-
-
-def _brief(value: Any, limit: int = 200) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _diff(text: str) -> str:
