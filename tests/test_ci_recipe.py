@@ -186,7 +186,7 @@ def test_the_action_alone_against_the_bundled_reference_and_a_server_command(job
     """The action's own steps, as another workflow uses it: the reference in-process (a
     few cases, pass) and a stdio server that exits at once (fail, said in the log)."""
     action = yaml.safe_load(ACTION.read_text())
-    step = {"uses": "OWNER/elicit-conformance/docs/ci@v0.2.0",
+    step = {"uses": "OWNER/elicit-conformance/docs/ci@v0.3.0",
             "with": {"server": "elicit_conformance.reference.app:app", "pytest-args": "-k BAT-1",
                      "report": "reference-report"}}
     job.outputs.write_text("")

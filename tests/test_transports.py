@@ -150,7 +150,7 @@ def test_the_report_is_complete_and_readable(runs: dict[str, SuiteRun]) -> None:
     assert listed == {row.id for row in table.rows.values() if not row.excluded}
     # BAT-4 is a modern-era row; where no tasks are served its tasked case reads not implemented.
     unserved = "" if TASKS_SERVED else r" \(\d+ of \d+ cases; 1 not implemented: io\.modelcontextprotocol/tasks not offered\)"
-    assert re.search(rf"^\| BAT-4 \| MUST \| pass{unserved} \|  \|  \| feature: rounds \|$", verdicts, re.M), verdicts
+    assert re.search(rf"^\| BAT-4 \| SHOULD \| pass{unserved} \|  \|  \| feature: rounds \|$", verdicts, re.M), verdicts
     assert "| REG-1 | MUST |  |  | pass |" in verdicts  # registration has no revision
 
 

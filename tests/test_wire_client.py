@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from elicit_conformance.connection.wire import state_only
+from elicit_conformance.connection.state_only import retry_of
 
 
 def test_only_an_ask_with_no_requests_is_retried_at_once() -> None:
@@ -13,6 +14,17 @@ def test_only_an_ask_with_no_requests_is_retried_at_once() -> None:
     assert state_only(asking) is None
     assert state_only({"resultType": "complete", "requestState": "s"}) is None
     assert state_only({"resultType": "input_required"}) is None  # nothing to retry with
+
+
+def test_a_state_only_ask_is_retried_with_the_original_request_and_no_earlier_answers() -> None:
+    """The result asked nothing: answers of the round before it would answer requests of
+    another result, which a server may refuse (issue: a server shedding load and refusing
+    unasked answers failed 46 MUST cases while the client re-sent them)."""
+    sent = {"name": "book", "arguments": {"ref": "r"}, "inputResponses": {"date": {"action": "accept"}},
+            "requestState": "old", "_meta": {"m": 1}}
+    assert retry_of(sent, "new") == {"name": "book", "arguments": {"ref": "r"}, "requestState": "new",
+                                     "_meta": {"m": 1}}
+    assert sent["requestState"] == "old" and "inputResponses" in sent  # the original is left as it was
 
 
 def _client_made(body: bytes) -> dict[str, object]:

@@ -28,9 +28,10 @@ from elicit_conformance.version import VERSION
 
 from .client import Client
 from .faults import bare_status, connection_fault, error_statuses, fault_in, not_json_rpc, status_only, unparsed
+from .state_only import ASKING, MAX_STATE_ONLY, retry_of, state_only
 from .stdio import Handshake, SharedStdioTransport
 
-__all__ = ["NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect"]
+__all__ = ["ASKING", "NO_FORM", "TASKS", "Peer", "RpcError", "Transcript", "connect", "state_only"]
 
 
 @dataclass
@@ -130,21 +131,6 @@ def _recording_session(transcript: Transcript, modes: tuple[str, ...], tasks: bo
 METHOD_NOT_FOUND = -32601
 
 
-#: The requests a 2026-07-28 server may answer with an `InputRequiredResult`.
-ASKING = ("tools/call", "prompts/get", "resources/read")
-#: How many state-only answers in a row are retried before the case sees one.
-MAX_STATE_ONLY = 8
-
-
-def state_only(result: Any) -> str | None:
-    """The `requestState` of an `InputRequiredResult` that asks nothing (its
-    `inputRequests` absent or empty), else None."""
-    if not isinstance(result, dict) or result.get("resultType") != "input_required" or result.get("inputRequests"):
-        return None
-    state = result.get("requestState")
-    return state if isinstance(state, str) else None
-
-
 #: Answers one handshake-era `elicitation/create` with an `ElicitResult`.
 Answerer = Callable[[mcp_types.ElicitRequestParams], Awaitable[mcp_types.ElicitResult]]
 
@@ -206,8 +192,7 @@ class Peer:
             state = state_only(result)
             if state is None:
                 break
-            # The same request again (its answers too: a server ignores what it does not need).
-            result = await self._request_once(method, {**params, "requestState": state})
+            result = await self._request_once(method, retry_of(params, state))
         return result
 
     async def _request_once(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
