@@ -16,6 +16,7 @@ REPOSITORY_ONLY = {
     "elicit_conformance.dev",
     "elicit_conformance.fixtures.mutants",
     "elicit_conformance.fixtures.peers",
+    "elicit_conformance.fixtures.spec",
     "elicit_conformance.fixtures.variants",
 }
 

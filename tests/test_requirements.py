@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from elicit_conformance.fixtures import spec
 from elicit_conformance.requirements import AUDIT, Table, with_audit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -12,6 +15,73 @@ MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/
 
 def test_every_row_has_a_source_no_stricter_than_its_sentence() -> None:
     assert Table.load().source_problems() == []
+
+
+def quote_problems(table: Table) -> list[str]:
+    """Each specification row whose quote is not on the vendored page it cites, or whose
+    anchor is not a heading there."""
+    problems = []
+    for row in table.rows.values():
+        source = row.source
+        if not source.specification:
+            continue
+        page = spec.page(str(source.url))
+        if not page.holds(str(source.quote)):
+            problems.append(f"{row.id}: its quote is not on {source.url.split('#')[0]}: {source.quote!r}")
+        if "#" in str(source.url) and source.url.split("#", 1)[1] not in page.anchors:
+            problems.append(f"{row.id}: #{source.url.split('#', 1)[1]} is not a heading of its page")
+    return problems
+
+
+def test_every_rows_quote_is_on_the_page_it_cites() -> None:
+    assert quote_problems(Table.load()) == []
+
+
+def test_an_edited_quote_or_a_wrong_anchor_is_found(tmp_path: Path) -> None:
+    table = _table(tmp_path, f'''
+[[requirement]]
+id = "A"
+level = "MUST"
+checks = "a quote with one word changed"
+url = "{MRTR}#server-requirements-basic-workflow"
+keyword = "MUST NOT"
+quote = "Servers MUST NOT send InputRequiredResult responses on any client requests."
+
+[[requirement]]
+id = "B"
+level = "MUST"
+checks = "the right sentence under an anchor the page has not"
+url = "{MRTR}#server-requirements"
+keyword = "MUST NOT"
+quote = "Servers MUST NOT send InputRequiredResult responses on any other client requests."
+
+[[requirement]]
+id = "C"
+level = "MUST"
+checks = "two sentences of two sections stitched with an ellipsis"
+url = "https://modelcontextprotocol.io/specification/2026-07-28/basic#messages"
+keyword = "MUST"
+quote = "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. ... This is the source of truth for all protocol messages and structures."
+
+[[requirement]]
+id = "D"
+level = "SHOULD"
+checks = "right: the sentence as a reader sees it, markup and all"
+url = "{MRTR}#error-handling"
+keyword = "SHOULD"
+quote = "If additional, unexpected parameters are provided in the InputResponses object, the server SHOULD ignore any information it does not recognize or need."
+''')
+    assert [p.split(":", 1)[0] for p in quote_problems(table)] == ["A", "B", "C"], quote_problems(table)
+
+
+def test_a_vendored_page_that_is_not_the_pinned_copy_is_refused(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    name, _ = spec.PAGES[MRTR]
+    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).write_bytes((spec.HERE / name).read_bytes().replace(b"MUST NOT", b"SHOULD NOT", 1))
+    monkeypatch.setattr(spec, "HERE", tmp_path)
+    with pytest.raises(ValueError, match="not the pinned copy"):
+        spec.page(MRTR)
 
 
 def _table(tmp_path: Path, rows: str) -> Table:

@@ -31,7 +31,7 @@ from elicit_conformance.cases.behaviours.schemas import (
 )
 from elicit_conformance.cases.behaviours.eras import (
     test_era_1_era_4_one_declared_tool_same_result_on_both_eras,
-    test_era_2_imperative_elicit_on_modern_fails_clearly,
+    test_era_2_imperative_elicit_on_modern_sends_no_request_of_the_servers,
     test_era_2_imperative_elicit_works_on_the_handshake_era,
     test_era_3_hand_returned_ask_is_gated_by_era,
     test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang,
@@ -65,7 +65,7 @@ __all__ = [
     "test_typ_7_titled_and_multiple_choices_keep_their_schemas",
     "test_typ_8_field_metadata_never_changes_what_is_asked",
     "test_era_1_era_4_one_declared_tool_same_result_on_both_eras",
-    "test_era_2_imperative_elicit_on_modern_fails_clearly",
+    "test_era_2_imperative_elicit_on_modern_sends_no_request_of_the_servers",
     "test_era_2_imperative_elicit_works_on_the_handshake_era",
     "test_era_3_hand_returned_ask_is_gated_by_era",
     "test_era_5_handshake_client_without_form_elicitation_gets_an_error_not_a_hang",

@@ -9,7 +9,7 @@ from elicit_conformance.connection.wire import NO_FORM
 from elicit_conformance.grading.checks import refusal_said
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
-from elicit_conformance.harness.driver import Script, drive, input_requests, result_text
+from elicit_conformance.harness.driver import Run, Script, drive, in_process_answerer, input_requests, result_text
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import check, should
@@ -32,25 +32,34 @@ async def test_era_1_era_4_one_declared_tool_same_result_on_both_eras(
 
 
 @pytest.mark.tools("ask_imperatively")
-@pytest.mark.checks("ERA-2", "ERA-2/clear")
+@pytest.mark.checks("ERA-2", "ERA-2/imperative", "ERA-2/clear")
 @pytest.mark.revisions(MODERN)
 @async_case
-async def test_era_2_imperative_elicit_on_modern_fails_clearly(case: Case, era: str) -> None:
-    """ask_imperatively on 2026-07-28 fails (a JSON-RPC error or an error result);
-    SHOULD: its text names the era ('2026-07-28' or 'modern')."""
+async def test_era_2_imperative_elicit_on_modern_sends_no_request_of_the_servers(case: Case, era: str) -> None:
+    """ask_imperatively on 2026-07-28, its question answered 'Paris' wherever it is
+    asked: the server sends no `elicitation/create` of its own (ERA-2, read off the
+    transcript); the call fails, or asks 'destination' in one round and returns
+    'Booked a flight to Paris' (ERA-2/imperative); SHOULD: a failure names the era
+    ('2026-07-28' or 'modern')."""
+    script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era) as peer:
-        try:
-            result = await peer.call_tool("ask_imperatively", {})
-        except RpcError as error:
-            result = {"isError": True, "content": [{"type": "text", "text": str(error)}]}
-    text = result_text(result)
-    check("ERA-2", bool(result.get("isError")), f"ctx.elicit() on a modern connection did not fail: {brief(result)}")
-    should("ERA-2/clear", "2026-07-28" in text or "modern" in text.lower(),
-           f"the error does not name the era: {brief(text)}")
+        with peer.answering(in_process_answerer(script, Run())):
+            run = await drive(peer, "ask_imperatively", {}, script)
+    sent = [message for direction, message in case.transcript.messages
+            if direction == "server->client" and message.get("method") == "elicitation/create"]
+    check("ERA-2", not sent, f"on {era} the server sent {len(sent)} elicitation/create request(s) of its own "
+          f"({brief(sent[0].get('params'))}); a question travels in an InputRequiredResult there" if sent else "")
+    served = not run.failed and run.text == "Booked a flight to Paris" and run.asked_params == [["destination"]]
+    check("ERA-2/imperative", run.failed or served,
+          f"ctx.elicit() on {era} neither failed nor asked 'destination' once and booked Paris: it asked "
+          f"{run.asked_params} and ended {brief(run.text)}")
+    if run.failed:
+        should("ERA-2/clear", "2026-07-28" in run.text or "modern" in run.text.lower(),
+               f"the error does not name the era: {brief(run.text)}")
 
 
 @pytest.mark.tools("ask_imperatively")
-@pytest.mark.checks("ERA-2")
+@pytest.mark.checks("ERA-2/imperative")
 @pytest.mark.revisions(HANDSHAKE)
 @async_case
 async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, era: str) -> None:
@@ -59,7 +68,7 @@ async def test_era_2_imperative_elicit_works_on_the_handshake_era(case: Case, er
     script = Script("ask_imperatively", {}, {"destination": {"accept": "Paris"}})
     async with case.peer(era) as peer:
         run = await drive(peer, "ask_imperatively", {}, script)
-    check("ERA-2", run.text == "Booked a flight to Paris" and not run.failed,
+    check("ERA-2/imperative", run.text == "Booked a flight to Paris" and not run.failed,
           f"ctx.elicit() on {era}, answered 'Paris', ended {brief(run.text)}; it returns 'Booked a flight to Paris'")
 
 
