@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import anyio
 import pytest
 
 from elicit_conformance.catalog import load
@@ -21,7 +22,7 @@ from elicit_conformance.exceptions import RpcError
 from elicit_conformance.grading.checks import check_outcome, check_rounds, refusal_said, rounds_said, scenario_checks
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Script, as_object, read_requests
-from elicit_conformance.harness.tasked import Episode, TaskRun, drive_task, poll_task
+from elicit_conformance.harness.tasked import TERMINAL, Episode, TaskRun, drive_task, poll_task, poll_until_ended
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 from elicit_conformance.verdict import check, should
@@ -31,6 +32,8 @@ CATALOG = load()
 TASKED = [sid for sid, s in CATALOG.scenarios.items() if CATALOG.tools[s.tool].task]
 #: A task is still running or waiting; anything else has ended.
 OPEN = ("working", "input_required")
+#: Seconds a cancelled task may take to end (TASK-4): cancellation is eventually consistent.
+CANCEL_WAIT = 5.0
 
 #: How often a client polls before a task moves on depends on timing.
 pytestmark = pytest.mark.transcript_varies("tasks/get is polled as often as timing needs")
@@ -142,15 +145,21 @@ async def test_task_3_partial_answers_keep_the_task_waiting(case: Case, era: str
         check("TASK-3", set(asked) == {"destination", "date", "cabin"},
               f"the task asked {rounds_said(run, 'book_trip')}; book_trip asks destination, date and cabin at once")
         destination = answers[asked["destination"]]
-        await peer.request("tasks/update", {"taskId": run.task_id,
-                                            "inputResponses": {f"{run.task_id}-unasked": destination}})
+        # Either may be refused: an unasked key "SHOULD" be ignored; a partial set "MAY" be accepted.
+        with contextlib.suppress(RpcError):
+            await peer.request("tasks/update", {"taskId": run.task_id,
+                                                "inputResponses": {f"{run.task_id}-unasked": destination}})
         waiting = await poll_task(peer, run, case.deadline())
         still = {a.param for a in read_requests(waiting, episode.script)}
         check("TASK-3", waiting.get("status") == "input_required" and still == set(asked),
               f"after an answer under a key it never asked, the task is {waiting.get('status')!r} asking "
               f"{sorted(still, key=str)}; it must still ask all of {sorted(asked)}")
-        await peer.request("tasks/update", {"taskId": run.task_id,
-                                            "inputResponses": {asked["destination"]: destination}})
+        try:
+            await peer.request("tasks/update", {"taskId": run.task_id,
+                                                "inputResponses": {asked["destination"]: destination}})
+        except RpcError:
+            partial.append(False)  # a partial set refused: the task waits for all, as before
+            return episode.params
         rest = await poll_task(peer, run, case.deadline(), {asked["destination"]})
         left = {a.param: a.key for a in read_requests(rest, episode.script)}
         check("TASK-3", rest.get("status") == "input_required" and set(left) == {"date", "cabin"},
@@ -174,20 +183,23 @@ async def test_task_3_partial_answers_keep_the_task_waiting(case: Case, era: str
 @pytest.mark.revisions(MODERN)
 @async_case
 async def test_task_4_cancel_ends_a_waiting_task_without_its_body(case: Case, era: str) -> None:
-    """book_destination tasked: at its question the client sends `tasks/cancel`
-    instead of an answer; `tasks/get` then reports `cancelled`, and the body never ran."""
+    """book_destination tasked: at its question the client sends `tasks/cancel`, then
+    polls `tasks/get` for up to `CANCEL_WAIT` s: the task reaches a terminal status (not
+    `cancelled` at once: cancellation is eventually consistent); the body never ran."""
     ref = f"{case.run_id}-task-4"
 
     async def cancel(episode: Episode) -> None:
         await episode.peer.request("tasks/cancel", {"taskId": episode.run.task_id})
+        await poll_until_ended(episode.peer, episode.run, min(case.deadline(), anyio.current_time() + CANCEL_WAIT))
         return None
 
     scenario = case.scenario("BAT-1")
     run = await case.run_task("BAT-1", on_episode=cancel, arguments={"ref": ref})
     _asks_inside_a_task(run, scenario.tool, "cancelling")
     check("TASK-4", bool(run.rounds), f"the task never asked (it ended: {brief(run.text)})")
-    check("TASK-4", run.statuses[-1:] == ["cancelled"],
-          f"after tasks/cancel the task reported {run.statuses}; it must end cancelled")
+    check("TASK-4", run.statuses[-1] in TERMINAL,
+          f"{CANCEL_WAIT:g} s after tasks/cancel the task still reported {run.statuses[-1]!r} (statuses: "
+          f"{run.statuses}); a cancelled task waiting for answers must reach a terminal status")
     runs = await case.body_runs(ref)
     check("TASK-4", runs == 0, f"the body of {scenario.tool} ran {runs} time(s) for a cancelled task")
 

@@ -148,11 +148,35 @@ async def poll_task(peer: Peer, run: TaskRun, deadline: float, answered: set[str
             for key, request in shown.items())
         if status != "working" and not waiting:
             return task
-        interval = task.get("pollIntervalMs")
-        pause = interval / 1000 if isinstance(interval, (int, float)) and interval >= 0 else DEFAULT_POLL
+        pause = _pause(task)
         if anyio.current_time() + pause > deadline:
             raise TimedOut(f"timed out: task {run.task_id} was still {status} when the case's time ran out")
         await anyio.sleep(pause)
+
+
+#: A task's statuses that do not change again.
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+async def poll_until_ended(peer: Peer, run: TaskRun, until: float) -> dict[str, Any]:
+    """`tasks/get` at the server's `pollIntervalMs` until the task reaches a terminal
+    status or `until` (an `anyio.current_time()`) passes: the last answer, ended or not
+    (the extension's cancellation is eventually consistent: the case judges how long)."""
+    while True:
+        task = await peer.request("tasks/get", {"taskId": run.task_id})
+        status = task.get("status")
+        if not run.statuses or run.statuses[-1] != status:
+            run.statuses.append(str(status))
+        pause = _pause(task)
+        if status in TERMINAL or anyio.current_time() + pause > until:
+            return task
+        await anyio.sleep(pause)
+
+
+def _pause(task: dict[str, Any]) -> float:
+    """Seconds to wait before the next poll: the task's `pollIntervalMs`, where it gives one."""
+    interval = task.get("pollIntervalMs")
+    return interval / 1000 if isinstance(interval, (int, float)) and interval >= 0 else DEFAULT_POLL
 
 
 def _ended(run: TaskRun, task: dict[str, Any]) -> TaskRun:
