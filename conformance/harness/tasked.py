@@ -138,10 +138,8 @@ async def poll_task(peer: Peer, run: TaskRun, deadline: float, answered: set[str
         TimedOut: `deadline` passed first.
     """
     while True:
-        task = await peer.request("tasks/get", {"taskId": run.task_id})
+        task = await _get(peer, run)
         status = task.get("status")
-        if not run.statuses or run.statuses[-1] != status:
-            run.statuses.append(str(status))
         shown = input_requests(task)
         waiting = status == "input_required" and bool(answered) and all(
             key in answered and run.keys.get(key, request_message(request)) == request_message(request)
@@ -163,14 +161,19 @@ async def poll_until_ended(peer: Peer, run: TaskRun, until: float) -> dict[str, 
     status or `until` (an `anyio.current_time()`) passes: the last answer, ended or not
     (the extension's cancellation is eventually consistent: the case judges how long)."""
     while True:
-        task = await peer.request("tasks/get", {"taskId": run.task_id})
-        status = task.get("status")
-        if not run.statuses or run.statuses[-1] != status:
-            run.statuses.append(str(status))
+        task = await _get(peer, run)
         pause = _pause(task)
-        if status in TERMINAL or anyio.current_time() + pause > until:
+        if task.get("status") in TERMINAL or anyio.current_time() + pause > until:
             return task
         await anyio.sleep(pause)
+
+
+async def _get(peer: Peer, run: TaskRun) -> dict[str, Any]:
+    """One `tasks/get`, its status noted in `run.statuses` where it changed."""
+    task = await peer.request("tasks/get", {"taskId": run.task_id})
+    if not run.statuses or run.statuses[-1] != task.get("status"):
+        run.statuses.append(str(task.get("status")))
+    return task
 
 
 def _pause(task: dict[str, Any]) -> float:
