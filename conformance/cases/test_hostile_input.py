@@ -15,8 +15,11 @@ properties, checked on every example:
 - a call that does not complete never ran the body;
 - SHOULD: a failure caused by a bad answer names its parameter.
 
-Each example's checks are SEC-1's when it tampered with the state and SEC-3's
-otherwise (its replies were attacked, or the user's own answers were odd). A
+Each example's checks are SEC-1's when it tampered with the state, SEC-2's when it only
+replayed another call's or tool's authentic state, and SEC-3's otherwise (its replies were
+attacked, or the user's own answers were odd). A round that carried no state gets no
+forged one. A server may answer bad state by asking again rather than refusing (mrtr
+prefers it): such a call counts as "asked again", with the refused ones. A
 failure reads as its sentence and the smallest example hypothesis found, a few
 lines with long strings elided; a request that timed out ends the case as
 timed out at once, without shrinking.
@@ -80,6 +83,8 @@ answers = st.one_of(
     st.sampled_from(["Zürich", "東京", "\u202eevil", "a\x00b", "🛫✈️", "x" * 100_000]),
 )
 STATE_ATTACKS = ("flip", "truncate", "other-call", "other-tool", "drop", "empty", "huge", "garbage")
+#: The state attacks that send authentic state of another call or tool, not tampered state.
+REPLAYS = ("other-call", "other-tool")
 REPLY_ATTACKS = ("wrong-kind", "wrong-type", "extra-key", "missing-key", "no-content",
                  "unknown-action", "not-an-object")
 wrong_values = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
@@ -99,8 +104,11 @@ class Plan:
 
     @property
     def row(self) -> str:
-        """SEC-1 when the plan tampers with the state, else SEC-3 (its replies)."""
-        return "SEC-1" if any(a is not None and a[0] in STATE_ATTACKS for a in self.attacks) else "SEC-3"
+        """SEC-1 when the plan tampers with the state; SEC-2 when it only replays another
+        call's or tool's authentic state (binding state to its request is SEC-2's); else
+        SEC-3 (its replies)."""
+        kinds = {a[0] for a in self.attacks if a is not None and a[0] in STATE_ATTACKS}
+        return "SEC-1" if kinds - set(REPLAYS) else "SEC-2" if kinds else "SEC-3"
 
     def said(self) -> str:
         """The plan in a few readable lines, long strings elided."""
@@ -209,7 +217,8 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         blamed = None
         step = attacks.pop(0) if attacks else None
         if step is not None and step[0] in STATE_ATTACKS:
-            state = _corrupt_state(state if isinstance(state, str) else "", *step, foreign)
+            # A round that carried no state has none to tamper with, and a client must not send one.
+            state = _corrupt_state(state, *step, foreign) if isinstance(state, str) else state
         elif step is not None:
             kind, target, value, text = step
             replies = _corrupt_replies(replies, kind, target, value, text)
@@ -234,7 +243,8 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
         if blamed is not None and run.error is None:
             should("SEC-3/clear", names(run.text, blamed), f"the error does not name {blamed!r}: {brief(run.text)}")
     else:
-        verdict = "completed"
+        # More rounds than the tool's two: the server asked again rather than refuse (mrtr prefers it).
+        verdict = "completed" if len(run.rounds) <= len(QUESTIONS) else "asked again"
         expected = f"Booked a flight to {plan.destination}/{plan.airport}"
         check(row, run.text == expected, f"the call completed with other data than the user gave: {brief(run.text)}")
         check(row, ran == 1, f"the body ran {ran} times for one completed call")
@@ -242,7 +252,7 @@ async def _attack(peer: Peer, plan: Plan, ref: str, foreign: dict[str, str], tal
 
 
 @pytest.mark.tools("body_runs", "book_trip", "book_reworded")
-@pytest.mark.checks("SEC-1", "SEC-3", "SEC-3/clear", "INFO/fuzz")
+@pytest.mark.checks("SEC-1", "SEC-2", "SEC-3", "SEC-3/clear", "INFO/fuzz")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.transcript_varies("the attacks are generated, as many as the ELICIT_FUZZ profile asks")
 def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: Case, era: str) -> None:
@@ -250,8 +260,8 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
     answer is a well-formed result or JSON-RPC error; a call that completes returns
     'Booked a flight to <destination>/<airport>' with exactly the user's answers and
     ran its body once; a call that does not complete never ran its body. Needs
-    book_trip's state too (another tool's), and sees both completed and refused
-    calls."""
+    book_trip's state too (another tool's), and sees calls completed, and calls refused
+    or asked again."""
     tally = Tally()
     with anyio.from_thread.start_blocking_portal() as portal:
         tools = portal.call(case.tools)
@@ -293,12 +303,12 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
                 which = "First" if PROFILE_NAME == "brief" else "Smallest"
                 raise CheckFailed(error.row, f"{error.sentence} {which} failing example: {smallest}") from None
     case.inform("INFO/fuzz", {"rounds": tally.rounds, "examples": tally.examples, **tally.outcomes})
-    check("SEC-3", bool(tally.outcomes.get("completed")),
+    check("SEC-3", bool(tally.outcomes.get("completed") or tally.outcomes.get("asked again")),
           f"none of {tally.examples} generated calls completed ({tally.outcomes}), though most of their "
           "rounds are honest answers")
-    check("SEC-1", bool(tally.outcomes.get("refused")),
-          f"none of {tally.examples} generated calls was refused ({tally.outcomes}), though many carry "
-          "tampered state or malformed replies")
+    check("SEC-1", bool(tally.outcomes.get("refused") or tally.outcomes.get("asked again")),
+          f"none of {tally.examples} generated calls was refused or asked again ({tally.outcomes}), though "
+          "many carry tampered state or malformed replies")
     check("SEC-3", tally.rounds >= MIN_ROUNDS,
           f"only {tally.rounds} rounds in {tally.examples} calls: the server ends calls before the "
           f"two rounds of {TOOL} ({tally.outcomes})")

@@ -37,6 +37,8 @@ class TaskRun(Run):
     task_id: str | None = None
     #: Every status `tasks/get` reported, in order (repeats of a poll folded).
     statuses: list[str] = field(default_factory=list)
+    #: The `tasks/get` answer that ended the task, as the server sent it.
+    ended_as: dict[str, Any] = field(default_factory=dict)
     #: Each request key the task used, with the message it asked under it.
     keys: dict[str, str] = field(default_factory=dict)
     #: Keys the task used again for another request, or asked again once answered
@@ -183,6 +185,7 @@ def _pause(task: dict[str, Any]) -> float:
 
 
 def _ended(run: TaskRun, task: dict[str, Any]) -> TaskRun:
+    run.ended_as = task
     status = task.get("status")
     if status == "completed":
         run.result = as_object(task.get("result"))
