@@ -58,11 +58,12 @@ def declared(fn: Callable[..., Any], completions: Completions | None = None) -> 
     model_facing = [p for n, p in signature.parameters.items() if n not in elicited]
     is_async = inspect.iscoroutinefunction(inspect.unwrap(unpartial(fn)))
     record = completions if completions is not None else InMemory()
+    injected = frozenset(get_dependency_parameters(fn))
 
     async def tool(**kwargs: Any) -> Any:
         ctx = kwargs.pop(_CONTEXT)
         try:
-            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async, name_of(fn), record))
+            outcome = await _fill(questions, kwargs, ctx, Body(fn, kwargs, is_async, name_of(fn), record, injected))
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         if isinstance(outcome, Ask):  # the body does not run this leg (BAT-2)
@@ -124,6 +125,14 @@ class Body:
     #: The tool's name and where its last rounds are recorded (`reference.once`).
     tool: str
     completions: Completions
+    #: The parameters a dependency fills (`Depends`): no part of what the client sent.
+    injected: frozenset[str] = frozenset()
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The call's own arguments, as the client sent them: what names its last round,
+        where an injected value may differ on every send of the same round."""
+        return {name: value for name, value in self.kwargs.items() if name not in self.injected}
 
     def run_here(self, values: Mapping[str, Any]) -> Ran | None:
         """From a worker thread: run a sync body now; an async one must wait for the loop."""
@@ -135,7 +144,8 @@ class Body:
 
     async def run_once(self, values: Mapping[str, Any], state: str, responses: Any) -> Ran:
         """The last round of a continued call: run, unless this round already ran."""
-        return Ran(await once(self.completions, self.tool, self.kwargs, state, responses, lambda: self._result(values)))
+        return Ran(await once(self.completions, self.tool, self.arguments, state, responses,
+                              lambda: self._result(values)))
 
     async def _result(self, values: Mapping[str, Any]) -> Any:
         return (await self.run(values)).result

@@ -101,8 +101,8 @@ class DeclarativeTasks(TasksExtension):
             # record is the task's, apart from any of the body's for the same round.
             return await once(completions, params.name, params.arguments or {}, f"task of {context.request_state}",
                               context.input_responses, make,
-                              keep=lambda made: made.model_dump(by_alias=True, mode="json"),
-                              restore=CreateTaskResult.model_validate)
+                              # By field name: the model's aliases serialize only, so validation reads names.
+                              keep=lambda made: made.model_dump(mode="json"), restore=CreateTaskResult.model_validate)
         except ElicitationFailed as failure:
             raise ToolError(str(failure)) from failure
         finally:

@@ -84,3 +84,24 @@ def test_a_required_mode_task_tool_asks_in_its_flow(inside: bool) -> None:
     assert isinstance(foreground, RpcError) and foreground.error["code"] == -32021, foreground
     assert "io.modelcontextprotocol/tasks" in str(foreground), foreground.error
     assert ran == [("Paris", "ORY")]
+
+
+def test_the_round_that_makes_a_task_sent_again_answers_the_same_task() -> None:
+    """The reference's promise (reference/tasks.py): a client that lost the CreateTaskResult
+    and sends the completing round again gets the same task, not a second and not an error.
+    The suite's SEC-5 case also accepts an error; this is the reference's own, stricter word
+    (it answered -32602 "Invalid request parameters" while its record was kept by alias)."""
+    if not TASKS_SERVED:
+        return
+    from elicit_conformance.harness.driver import input_requests, state_of
+    from elicit_conformance.reference.app import app
+
+    async def send_twice() -> list[dict[str, Any]]:
+        async with connect(FastMCPTransport(app), Client(MODERN, tasks=True), Transcript()) as peer:
+            first = await peer.call_tool("book_once", {"ref": "made-twice"})
+            answer = {key: {"action": "accept", "content": {"value": "Paris"}} for key in input_requests(first)}
+            return [await peer.call_tool("book_once", {"ref": "made-twice"}, inputResponses=answer, **state_of(first))
+                    for _ in range(2)]
+
+    made, again = anyio.run(send_twice)
+    assert made.get("resultType") == "task" and again == made, (made, again)

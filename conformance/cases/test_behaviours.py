@@ -43,6 +43,7 @@ from elicit_conformance.cases.behaviours.security import (
     test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected,
     test_sec_3_malformed_replies_never_reach_the_body,
     test_sec_5_a_replayed_last_round_runs_the_body_once,
+    test_sec_5_the_round_that_makes_a_task_sent_again_makes_no_second,
 )
 
 __all__ = [
@@ -75,4 +76,5 @@ __all__ = [
     "test_sec_2_state_replayed_on_another_tool_or_arguments_is_rejected",
     "test_sec_3_malformed_replies_never_reach_the_body",
     "test_sec_5_a_replayed_last_round_runs_the_body_once",
+    "test_sec_5_the_round_that_makes_a_task_sent_again_makes_no_second",
 ]

@@ -80,10 +80,20 @@ def book_destination(
     return f"Booked a flight to {destination}"
 
 
-@app.tool
-def book_once(ref: str, destination: Annotated[str, Elicit("Where would you like to fly?")]) -> str:
+def _fare_quoted_at() -> float:
+    """When the fare was quoted: a value injected anew on every request."""
+    return time.time()
+
+
+@app.tool(task=TASK)
+def book_once(
+    ref: str,
+    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    quoted_at: Annotated[float, Depends(_fare_quoted_at)],
+) -> str:
     """Book one seat on a one-time fare; where to is asked of the user."""
-    # Nothing of its own: every declared tool's last round runs once (reference.once).
+    # Nothing of its own: every declared tool's last round runs once (reference.once), however
+    # its injected arguments (quoted_at differs on every request) vary between the sends.
     _ran(ref)
     return f"Booked one seat to {destination}"
 

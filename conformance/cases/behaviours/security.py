@@ -3,6 +3,7 @@ replayed or malformed, never reaches the body."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Run, Script, drive, input_requests, result_text, state_of
+from elicit_conformance.harness.tasked import TaskRun, poll_until_ended
 from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
@@ -164,3 +166,39 @@ def _completed(result: dict[str, Any]) -> bool:
     """A finished, successful answer: not a question, not an error result."""
     return result.get("resultType", "complete") == "complete" and not input_requests(result) \
         and "requestState" not in result and not result.get("isError")
+
+
+@pytest.mark.tools("body_runs", "book_once")
+@pytest.mark.checks("SEC-5")
+@pytest.mark.revisions(MODERN)
+@pytest.mark.transcript_varies("tasks/get is polled as often as timing needs")
+@async_case
+async def test_sec_5_the_round_that_makes_a_task_sent_again_makes_no_second(case: Case, era: str) -> None:
+    """book_once(ref) called as a task, on a target that offers the tasks extension: where
+    it asks before making the task, the round that makes it (the answer 'Paris' with that
+    round's requestState) is sent again twice, as a client that lost the CreateTaskResult
+    sends it. Each send is answered with the same task, an error, or a new question, never
+    another task; the task completes, and the body runs once."""
+    ref = f"{case.run_id}-sec-5-task"
+    async with case.task_peer() as peer:
+        first = await peer.call_tool("book_once", {"ref": ref})
+        if not input_requests(first):
+            pytest.skip("not applicable: the server asked nothing before it answered the tasked call "
+                        f"({brief(first)}), so no round makes the task")
+        answer = {key: {"action": "accept", "content": {"value": "Paris"}} for key in input_requests(first)}
+        sent: list[dict[str, Any]] = []
+        for _ in range(SENDS):
+            with contextlib.suppress(RpcError):  # a refused send makes no task
+                sent.append(await peer.call_tool("book_once", {"ref": ref}, inputResponses=answer, **state_of(first)))
+        made = [answer for answer in sent if answer.get("resultType") == "task"]
+        if not made:
+            pytest.skip("not applicable: the round that completed the questions made no task (the extension lets "
+                        f"the server decide): {brief(sent[:1])}")
+        tasks = {str(task.get("taskId")) for task in made}
+        check("SEC-5", len(tasks) == 1, f"the round that made a task, sent {SENDS} times, made {len(tasks)} tasks "
+              f"({sorted(tasks)}); a send again is answered with the same task, an error or a new question")
+        for task_id in sorted(tasks):
+            await poll_until_ended(peer, TaskRun(task_id=task_id), case.deadline())
+    runs = await case.body_runs(ref)
+    check("SEC-5", runs == 1, f"the round that made book_once's task, sent {SENDS} times, ran the body {runs} "
+          "times; a one-time booking runs it once")
