@@ -43,7 +43,7 @@ def test_no_declaration_is_an_excluded_combination() -> None:
 def test_every_declaration_is_a_question_of_one_catalog_tool_with_its_axis_values() -> None:
     catalog = load()
     declared = [
-        {**q_spec["declared"], "spelling": spec["spelling"]}
+        {**q_spec["declared"], "spelling": spec["spelling"], "body": spec["body"]}
         for name, spec in SPACE["generated"]["tools"].items()
         for q_spec in spec["questions"].values() if "declared" in q_spec
     ]

@@ -1,7 +1,7 @@
 """The declaration space (GEN-1): its axes, drawn pairwise into catalog tools.
 
 Hand-picked catalog tools cover the declarations someone thought of; a
-parameter can be declared along five independent axes (`fixtures/space.json`),
+parameter can be declared along six independent axes (`fixtures/space.json`),
 and a wrong server hides in the combinations nobody picked. This module draws a
 pairwise covering set from the axes (every valid pair of values appears in at
 least one declaration: the full product is far past the CI budget, and
@@ -49,6 +49,7 @@ class Declaration:
     form: str
     dependency: str
     spelling: str
+    body: str
 
     @property
     def fails(self) -> bool:
@@ -125,6 +126,8 @@ class Generated:
     name: str
     spelling: str
     declarations: tuple[tuple[str, Declaration], ...]
+    #: "sync" or "async": the body's kind, which every declaration of the tool shares.
+    body: str = "sync"
 
     @property
     def fails(self) -> bool:
@@ -133,20 +136,22 @@ class Generated:
     @property
     def description(self) -> str:
         return (f"Generated from the declaration space: {len(self.declarations)} declared parameter(s), "
-                f"registered by {self.spelling} (GEN-1).")
+                f"registered by {self.spelling}, with {'an async' if self.body == 'async' else 'a sync'} body (GEN-1).")
 
 
-def pack(rows: list[Declaration], spellings: list[str]) -> list[Generated]:
-    """The tools: one per spelling for the declarations that succeed, one per
-    declaration that fails its call. Parameters are named `<type>_<n>`, `n`
-    counting from 1 within the tool."""
+def pack(rows: list[Declaration], spellings: list[str], bodies: list[str]) -> list[Generated]:
+    """The tools: one per spelling and body kind for the declarations that succeed
+    (`space_<spelling>`, `space_<spelling>_async`), one per declaration that fails its
+    call. Parameters are named `<type>_<n>`, `n` counting from 1 within the tool."""
     tools = []
     for spelling in spellings:
-        good = [d for d in rows if d.spelling == spelling and not d.fails]
-        if good:
-            tools.append(Generated(f"space_{_snake(spelling)}", spelling, _named(good)))
+        for body in bodies:
+            good = [d for d in rows if d.spelling == spelling and d.body == body and not d.fails]
+            if good:
+                suffix = "" if body == "sync" else f"_{body}"
+                tools.append(Generated(f"space_{_snake(spelling)}{suffix}", spelling, _named(good), body))
     for n, row in enumerate((d for d in rows if d.fails), 1):
-        tools.append(Generated(f"space_mismatch_{n}", row.spelling, _named([row])))
+        tools.append(Generated(f"space_mismatch_{n}", row.spelling, _named([row]), row.body))
     return tools
 
 
@@ -202,6 +207,7 @@ def catalog_entries(tools: list[Generated], space: Mapping[str, Any]) -> dict[st
         entries["tools"][tool.name] = {
             "arguments": {"ref": "string"},
             "spelling": tool.spelling,
+            "body": tool.body,
             "returns": returns,
             "questions": questions,
         }
@@ -252,10 +258,10 @@ def generate(space: Mapping[str, Any]) -> dict[Path, str]:
 
     axes = space["axes"]
     rows = pairwise(axes, space["excluded"])
-    tools = pack(rows, axes["spelling"])
+    tools = pack(rows, axes["spelling"], axes["body"])
     written = {k: v for k, v in space.items() if k != "generated"}
     written["generated"] = {
-        "declarations": [[d.type, d.metadata, d.form, d.dependency, d.spelling] for d in rows],
+        "declarations": [[d.type, d.metadata, d.form, d.dependency, d.spelling, d.body] for d in rows],
         **catalog_entries(tools, space),
     }
     return {

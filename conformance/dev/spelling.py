@@ -80,7 +80,8 @@ def _tool_source(tool: Generated, decorator: str | None, params: list[str], body
     taking `ref` and `params`, its docstring its description unless the decorator
     gives it one."""
     fn = f"_{tool.name}" if tool.spelling == "decorator-named" else tool.name
-    lines = ["", *([f"    {decorator}"] if decorator else []), f"    def {fn}(", "        ref: str,",
+    define = "async def" if tool.body == "async" else "def"
+    lines = ["", *([f"    {decorator}"] if decorator else []), f"    {define} {fn}(", "        ref: str,",
              *(f"        {p}," for p in params), "    ) -> str:"]
     if tool.spelling != "decorator-named":
         lines.append(f'        """{tool.description}"""')

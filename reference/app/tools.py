@@ -136,6 +136,13 @@ def book_from(destination: str, airport: Annotated[str, Elicit(airport_unless_ob
     return f"{destination}/{airport}"
 
 
+@app.tool
+async def book_from_async(destination: str, airport: Annotated[str, Elicit(airport_unless_obvious)]) -> str:
+    """book_from with an async body: its sync resolver may answer without asking, and the
+    body must still be awaited (RES-1/async, RES-2/async)."""
+    return f"{destination}/{airport}"
+
+
 def confirm(destination: str, date: str) -> Elicit[bool]:
     return Elicit(f"Book a flight to {destination} on {date}?", response_type=bool)
 
