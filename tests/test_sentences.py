@@ -67,6 +67,20 @@ def test_a_row_checked_in_part_by_a_case_that_proved_nothing_reads_as_the_case()
     assert row_results(outcome, ledger, None)["SCH-3"]["status"] == Status.NOT_IMPLEMENTED
 
 
+def test_a_row_that_held_until_another_row_failed_reads_not_reached() -> None:
+    """Seen: GEN-1 on 2025-11-25 read "pass" behind an ORD-7 failure, though the GEN-1
+    checks after the stop never ran."""
+    outcome = Outcome("n", "test_scenario[GEN-1/space_decorator-2025-11-25]", ["GEN-1", "ORD-7"], "2025-11-25",
+                      "MUST", status=Status.FAIL, message="ORD-7: ...")
+    ledger = verdict.Ledger(Table.load())
+    ledger.rows.update({"GEN-1": Status.PASS, "ORD-7": Status.FAIL})
+    rows = row_results(outcome, ledger, None)
+    assert (rows["GEN-1"]["status"], rows["ORD-7"]["status"]) == (Status.NOT_REACHED, Status.FAIL), rows
+    passed = Outcome("n", "t", ["GEN-1", "ORD-7"], "2025-11-25", "MUST", status=Status.PASS)
+    ledger.rows["ORD-7"] = Status.PASS
+    assert row_results(passed, ledger, None)["GEN-1"]["status"] == Status.PASS  # a case that ran to its end
+
+
 def test_the_terminal_says_each_failure_once_without_tracebacks(pytester: pytest.Pytester) -> None:
     """A mutant with many failures, in-process: each failure's sentence once (its
     section; the summary names the case and its rows), no framework log or traceback

@@ -64,13 +64,19 @@ _UNREACHED = {
 }
 
 
+#: A case that ended so stopped at its first failing check, before the checks after it
+#: (not a SHOULD failed under --conformance-strict: that is judged once every check ran).
+_STOPPED = (Status.FAIL, Status.TIMED_OUT, Status.EXPECTED)
+
+
 def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseException | None) -> dict[str, dict[str, str]]:
     """What the case found for each row it claims (docs/reading.md, "The conformance report").
 
     A row the case checked reads as its worst check; a row it never reached reads
     as why: the case was not testable, timed out, failed earlier, or passed without
     the check ever applying ("not evaluated", e.g. a SHOULD about an error that
-    never came)."""
+    never came). A row whose checks held until the case stopped at another row's
+    failure reads "not reached", never "pass": its later checks never ran."""
     found = dict(ledger.rows) if ledger else {}
     sentences = dict(ledger.sentences) if ledger else {}
     first = outcome.checks[0]
@@ -90,6 +96,9 @@ def row_results(outcome: Outcome, ledger: verdict.Ledger | None, error: BaseExce
         if status == Status.PASS and outcome.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED):
             # Checks passed before the case stopped prove the row only in part: it reads as the case.
             status = outcome.status
+        elif status == Status.PASS and outcome.status in _STOPPED and not isinstance(error, ShouldNotMet):
+            # The case stopped at another row's failure: this row's checks after it never ran.
+            status = Status.NOT_REACHED
         if status == Status.FAIL and outcome.status == Status.EXPECTED:
             status = Status.EXPECTED
         result = {"status": str(status)}
