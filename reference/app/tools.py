@@ -11,6 +11,7 @@ import dataclasses
 import enum
 import functools
 import importlib.util
+import os
 import time
 from datetime import timedelta
 from typing import Annotated, Any, Literal
@@ -27,14 +28,17 @@ from elicit_conformance.reference.space import register as register_space
 
 from .official import register as register_official
 from .official import register_tasks as register_official_tasks
-from .records import from_environment, seal_from_environment
+from .records import ENV_VAR, from_environment, seal_from_environment
 
 #: Body runs per `ref` (BAT-2, SEC-*), home airports per traveller (RES-3),
-#: question copy per `ref` (DIG-1) and the last rounds that ran (SEC-5), shared by
-#: every process of one deployment.
+#: question copy per `ref` (DIG-1) and, where several processes share them, the last
+#: rounds that ran (SEC-5): shared by every process of one deployment.
 _records = from_environment()
 
-app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment(), completions=_records)
+# The last rounds that ran: in the shared records where a deployment shares them (several
+# processes), else in the library's own store, what DeclarativeFastMCP() keeps by default.
+app = DeclarativeFastMCP("elicit-reference", request_state_security=seal_from_environment(),
+                         completions=_records if os.environ.get(ENV_VAR) else None)
 
 # Background tasks need the `tasks` extra (fastmcp-tasks). Without it the tools
 # the catalog marks "task" are ordinary tools and the TASK cases read "not implemented".
