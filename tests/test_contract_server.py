@@ -1,7 +1,7 @@
 """A server written from docs/contract.md alone passes every case of the tools it
 implements, on both revisions, in-process, over HTTP and over stdio.
 
-`fixtures/peers/contract_guard.py` is that server: ten tools written by hand as
+`fixtures/peers/contract_guard.py` is that server: eleven tools written by hand as
 plain fastmcp guards, importing nothing of the suite or the reference; the rest of
 the contract is declared not implemented.
 """

@@ -112,12 +112,14 @@ def test_a_server_with_none_of_the_tools_is_not_testable_and_proves_nothing(tmp_
 def test_a_generated_attack_that_succeeds_reads_as_a_sentence_its_smallest_example_and_its_source(
     tmp_path: Path,
 ) -> None:
-    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unsealed_state:app", "-k", "generated_attacks",
-                 env={FUZZ: "ci"})
+    # A mutant that carries on with state it cannot read: tampered state is SEC-1's (a replay of
+    # another call's authentic state would be SEC-2's, a promise of the feature's).
+    result = run(tmp_path / "run", "--server=elicit_conformance.fixtures.mutants.unreadable_state_trusted:app",
+                 "-k", "generated_attacks", env={FUZZ: "ci"})
     (case,) = result.index["cases"]
     message = case["message"]
     assert case["status"] == "fail" and message.startswith("SEC-1: the call completed with other data than the user gave")
-    assert "Smallest failing example: answers: destination 'Paris', airport 'CDG'; round 1: honest; round 2: other-call" in message
+    assert "Smallest failing example: answers: destination 'Paris', airport 'CDG'; round 1: honest; round 2: garbage" in message
     assert len(message) < 600 and "\n" not in message
     assert case["rows"]["SEC-1"]["status"] == "fail" and case["rows"]["SEC-3"]["status"] in ("pass", "not reached")
     # The terminal says the same sentence, and no hypothesis repr or exception group.
