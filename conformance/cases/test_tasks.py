@@ -316,11 +316,12 @@ async def test_task_7_hostile_task_updates_never_run_the_body_with_bad_data(
             # The extension: an error MUST answer tasks/get of an unknown taskId, SHOULD the others.
             for method, row in (("tasks/get", "TASK-7"), ("tasks/update", "TASK-7/unknown"),
                                 ("tasks/cancel", "TASK-7/unknown")):
+                answer = None
                 with contextlib.suppress(RpcError):
                     answer = await peer.request(method, {"taskId": "no-such-task"} | (
                         {"inputResponses": {}} if method == "tasks/update" else {}))
-                    check(row, False, f"{method} of a taskId the server never made answered {brief(answer)}; "
-                          "it is answered with a JSON-RPC error (-32602)")
+                check(row, answer is None, f"{method} of a taskId the server never made answered {brief(answer)}; "
+                      "it is answered with a JSON-RPC error (-32602)")
             return
     if attack == "foreign-keys":
         await _foreign_keys(case, ref)
