@@ -6,7 +6,8 @@ returning a mapping from probe id to a zero-argument callable. Each callable
 registers one tool (written in the target's own framework, as the probe id's
 case in docs/behaviour.md describes) on a fresh server and returns that tool's input schema.
 
-- `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`, `REG-4/list-alias`): the wiring is wrong, so
+- `REG-1`..`REG-8`, `REG-10` and `REG-11` (with `REG-4/union`, `REG-4/list`, `REG-4/list-alias`, `REG-4/list-described`: the list inside
+  an `Annotated` of its own): the wiring is wrong, so
   the callable must raise the framework's registration error: a deliberate
   refusal, not a crash while reading the declaration (row REG/refusal, MUST of
   every probe). A refusal is any exception, whatever its class, whose message
@@ -73,7 +74,7 @@ from __future__ import annotations
 
 MUST_RAISE = (
     "REG-1", "REG-1/no-signature", "REG-1/not-callable", "REG-2", "REG-3", "REG-4/union", "REG-4/list",
-    "REG-4/list-alias", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-8/generic",
+    "REG-4/list-alias", "REG-4/list-described", "REG-5", "REG-5/plain", "REG-6", "REG-7", "REG-7/depends", "REG-8", "REG-8/generic",
     "REG-8/literal", "REG-8/generic-arm", "REG-10/name", "REG-10/type", "REG-11",
 )
 #: How a framework builds a tool object decides what this registration means: where the
@@ -102,7 +103,7 @@ NAMED = {
     "REG-1": ("nonexistent",), "REG-1/no-signature": ("seat",), "REG-1/not-callable": ("seat",),
     "REG-2": ("outbound", "inbound"),
     "REG-3": ("book",), "REG-4/union": ("destination",), "REG-4/list": ("destinations",),
-    "REG-4/list-alias": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
+    "REG-4/list-alias": ("destinations",), "REG-4/list-described": ("destinations",), "REG-5": ("airport",), "REG-5/plain": ("airport",),
     "REG-6": ("airport",), "REG-7": ("ctx",), "REG-7/depends": ("home",), "REG-8": ("seats",),
     "REG-8/generic": ("seats",), "REG-8/literal": ("seats",), "REG-8/generic-arm": ("seats",), "REG-10/name": ("seat",),
     "REG-10/type": ("seat",), "REG-10/prebuilt": ("seat",), "REG-11": ("seat",),
@@ -128,6 +129,7 @@ DECLARES = {
     "REG-4/union": "destination: Annotated[str, Elicit('Where to?')] | int",
     "REG-4/list": "destinations: list[Annotated[str, Elicit('Where to?')]]",
     "REG-4/list-alias": "destinations: list[Destination], Destination an alias of Annotated[str, Elicit(...)]",
+    "REG-4/list-described": "destinations: Annotated[list[Annotated[str, Elicit('Where to?')]], Field(description=...)]",
     "REG-5": "airport: Annotated[str, Elicit(ask)], ask -> int | Elicit[int]",
     "REG-5/plain": "airport: Annotated[str, Elicit(ask)], ask -> Elicit[int]",
     "REG-5/literal-value": "seat: Annotated[str, Elicit(ask)], ask -> Literal['window', 'aisle'] | Elicit[str]",

@@ -629,6 +629,7 @@ REG_ERRORS = {
     "REG-4/union": "'destination' of 'book' has Elicit(...) buried",
     "REG-4/list": "'destinations' of 'book' has Elicit(...) buried",
     "REG-4/list-alias": "'destinations' of 'book' has Elicit(...) buried",
+    "REG-4/list-described": "'destinations' of 'book' has Elicit(...) buried",
     "REG-5": "declares it elicits <class 'int'>, but the parameter is annotated <class 'str'>",
     "REG-6": "both elicited and filled by Depends(...)",
     "REG-7": "takes 'ctx', which the framework injects only after elicitation",

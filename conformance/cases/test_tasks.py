@@ -19,7 +19,9 @@ import pytest
 from elicit_conformance.catalog import load
 from elicit_conformance.connection.wire import NO_FORM
 from elicit_conformance.exceptions import RpcError
-from elicit_conformance.grading.checks import check_outcome, check_rounds, refusal_said, rounds_said, scenario_checks
+from elicit_conformance.grading.checks import (
+    check_missing_form_elicitation, check_outcome, check_rounds, refusal_said, rounds_said, scenario_checks,
+)
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Script, as_object, read_requests
 from elicit_conformance.harness.tasked import TERMINAL, Episode, TaskRun, drive_task, poll_task, poll_until_ended
@@ -230,9 +232,7 @@ async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task
     runs = await case.body_runs(ref)
     check("TASK-5", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
     if run.task_id is None and run.failed:
-        check("ERA-7/code", run.error is not None and run.error.get("code") == -32021,
-              f"the tasked call was refused with {refusal_said(run.error, run.result)}; making the task needs "
-              "form elicitation, which the client did not declare, so it is refused with -32021")
+        check_missing_form_elicitation(run.error, run.result, "the tasked call")
 
 
 @pytest.mark.tools()

@@ -106,6 +106,18 @@ def _said(asked: Asked, tool: str) -> str:
     return f"{brief(asked.message, 120)} ({unknown_message(asked.message, tool)})"
 
 
+def check_missing_form_elicitation(error: dict[str, Any] | None, result: Any, refused: str) -> None:
+    """ERA-7/code: `refused` (what the call needed, said) is -32021, whose
+    data.requiredCapabilities lists elicitation, the capability the client left out."""
+    check("ERA-7/code", error is not None and error.get("code") == -32021,
+          f"{refused} was refused with {refusal_said(error, result)}; it needs form elicitation, which the "
+          "client did not declare, so it is refused with -32021 (missing required client capability)")
+    required = as_object(as_object(as_object(error).get("data")).get("requiredCapabilities"))
+    check("ERA-7/code", "elicitation" in required,
+          f"the -32021 refusal's data.requiredCapabilities is {brief(required)}; it lists what is missing, "
+          "elicitation (with form)")
+
+
 def refusal_said(error: dict[str, Any] | None, result: Any) -> str:
     """How a call was refused, as a person reads it: the JSON-RPC error's code and
     message, or the tool error result's text, or the result it returned instead."""

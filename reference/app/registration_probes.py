@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional
 
 import mcp_types
 from fastmcp.dependencies import Depends
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from fastmcp.tools.function_tool import FunctionTool
@@ -75,6 +75,13 @@ def buried_in_union() -> dict[str, Any]:
 
 def buried_in_list() -> dict[str, Any]:
     def book(destinations: list[Annotated[str, Elicit("Where to?")]]) -> str:
+        return ",".join(destinations)
+
+    return _schema_of(book)
+
+
+def buried_under_field() -> dict[str, Any]:
+    def book(destinations: Annotated[list[Annotated[str, Elicit("Where to?")]], Field(description="Stops")]) -> str:
         return ",".join(destinations)
 
     return _schema_of(book)
@@ -467,6 +474,7 @@ PROBES: dict[str, Callable[[], dict[str, Any]]] = {
     "REG-4/union": buried_in_union,
     "REG-4/list": buried_in_list,
     "REG-4/list-alias": buried_in_list_of_alias,
+    "REG-4/list-described": buried_under_field,
     "REG-5": declared_type_contradicts,
     "REG-5/plain": declared_type_contradicts_alone,
     "REG-5/literal-value": literal_value_or_question,

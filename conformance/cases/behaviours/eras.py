@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elicit_conformance.connection.wire import NO_FORM
-from elicit_conformance.grading.checks import refusal_said
+from elicit_conformance.grading.checks import check_missing_form_elicitation, refusal_said
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.harness.case import Case, async_case
 from elicit_conformance.harness.driver import Run, Script, drive, in_process_answerer, input_requests, result_text
@@ -142,9 +142,7 @@ async def test_era_7_modern_client_without_form_elicitation_is_not_asked(
     check("ERA-7", error is not None or bool(result.get("isError")), f"the call must fail, but returned {brief(result)}")
     runs = await case.body_runs(ref)
     check("ERA-7", runs == 0, f"the body ran {runs} time(s) for a client that could not be asked")
-    check("ERA-7/code", error is not None and error.get("code") == -32021,
-          f"the refusal is {refusal_said(error, result)}; processing the call needs form elicitation, which the "
-          f"client did not declare, so it is refused with -32021 (missing required client capability)")
+    check_missing_form_elicitation(error, result, "the call")
     if case.target.kind == "url" and error is not None and error.get("code") == -32021:
         check("ERA-7/http", status is not None and status.code == 400,
               f"the -32021 refusal came over HTTP with {status or 'no status the suite saw'}")
