@@ -112,8 +112,10 @@ def check_missing_form_elicitation(error: dict[str, Any] | None, result: Any, re
     check("ERA-7/code", error is not None and error.get("code") == -32021,
           f"{refused} was refused with {refusal_said(error, result)}; it needs form elicitation, which the "
           "client did not declare, so it is refused with -32021 (missing required client capability)")
-    required = as_object(as_object(as_object(error).get("data")).get("requiredCapabilities"))
-    check("ERA-7/code", "elicitation" in required,
+    # Whether elicitation is named, as an object's member or a list's item: the
+    # shape (the schema's ClientCapabilities object) is WIR-1's to judge, not this row's.
+    required = as_object(as_object(error).get("data")).get("requiredCapabilities")
+    check("ERA-7/code", isinstance(required, (dict, list)) and "elicitation" in required,
           f"the -32021 refusal's data.requiredCapabilities is {brief(required)}; it lists what is missing, "
           "elicitation (with form)")
 
