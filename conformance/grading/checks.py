@@ -173,8 +173,9 @@ def schema_gaps(schema: Any, question: Question) -> list[str]:
     """What of the catalog's schema for `question` the requested `schema` does not
     state: a model's fields; a scalar's one `value` field with its type, choices
     (`enum`, titled `oneOf`/`anyOf` pairs, an array's items, in any order), the bounds
-    the form-mode schema can say, the title and description the question declares,
-    and the default it offers. Other labels are free. Empty when nothing is missing."""
+    the form-mode schema can say, the title and description the question declares.
+    Other labels are free; a default offered is OPT-6's to judge, a SHOULD.
+    Empty when nothing is missing."""
     wanted = question.schema() or {}
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
@@ -187,7 +188,7 @@ def schema_gaps(schema: Any, question: Question) -> list[str]:
     expected = wanted["properties"]["value"]
     labels = {"title": question.title, "description": question.description}
     expected = {**expected, **{k: v for k, v in labels.items() if v is not None}}
-    gaps = [f"{key}: {expected[key]!r}" for key in ("type", "minimum", "maximum", "title", "description", "default")
+    gaps = [f"{key}: {expected[key]!r}" for key in ("type", "minimum", "maximum", "title", "description")
             if key in expected and value.get(key) != expected[key]]
     if question.enum and choices(value.get("enum")) != set(question.enum):
         gaps.append(f"enum: {list(question.enum)}")

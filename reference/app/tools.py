@@ -89,10 +89,16 @@ def _fare_quoted_at() -> float:
     return time.time()
 
 
+def where_to_once() -> Elicit[str]:
+    return Elicit("Where would you like to fly?", response_type=str)
+
+
 @app.tool(task=TASK)
 def book_once(
     ref: str,
-    destination: Annotated[str, Elicit("Where would you like to fly?")],
+    # Asked by a plain sync resolver: the engine runs the body of such a leg in the
+    # resolver's worker thread, and the last round must run once there too.
+    destination: Annotated[str, Elicit(where_to_once)],
     quoted_at: Annotated[float, Depends(_fare_quoted_at)],
 ) -> str:
     """Book one seat on a one-time fare; where to is asked of the user."""
@@ -474,12 +480,15 @@ def book_seats_count(seats: Annotated[int, Field(gt=0), Elicit("How many seats?"
 @app.tool
 def book_luggage(
     ref: Annotated[str, Field(description="The booking reference")],
-    bags: Annotated[int, Field(ge=0, le=5), Elicit("How many checked bags?", title="Checked bags", description="Up to five")],
+    # Keyword-only, so the defaults of bags and fragile need not move them after weight.
+    *,
+    bags: Annotated[int, Field(ge=0, le=5), Elicit("How many checked bags?", title="Checked bags", description="Up to five")] = 0,
     weight: Annotated[float, Field(gt=0, le=32), Elicit("How heavy is your heaviest bag, in kg?", title="Heaviest bag")],
-    fragile: Annotated[bool, Elicit("Anything fragile in your bags?", title="Fragile items", description="Glass or electronics")],
+    fragile: Annotated[bool, Elicit("Anything fragile in your bags?", title="Fragile items", description="Glass or electronics")] = False,
 ) -> str:
     """Field constraints and a declared title on every scalar answer type, and a
-    title and description on an answer with no Field metadata at all (TYP-6)."""
+    title and description on an answer with no Field metadata at all (TYP-6);
+    a number's and a boolean's default offered, falsy ones at that (OPT-6)."""
     return f"{bags} bags, heaviest {weight:g} kg, fragile {str(fragile).lower()}"
 
 

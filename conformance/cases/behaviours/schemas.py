@@ -95,24 +95,34 @@ async def test_typ_3_field_constraints_reach_the_schema(case: Case, era: str) ->
 UNSAYABLE = ("exclusiveMinimum", "exclusiveMaximum")
 
 
-@pytest.mark.tools("book_meal")
+#: OPT-6's scenarios and the optional questions each asks: strings (book_meal), and a
+#: number and a boolean whose defaults are falsy, 0 and false (book_luggage).
+DEFAULTED = {"OPT-5": ("meal", "seat"), "TYP-6": ("bags", "fragile")}
+
+
+@pytest.mark.tools("book_meal", "book_luggage")
 @pytest.mark.checks("OPT-6")
+@pytest.mark.parametrize("scenario_id", list(DEFAULTED))
 @async_case
-async def test_opt_6_an_optional_question_offers_its_default(case: Case, era: str) -> None:
+async def test_opt_6_an_optional_question_offers_its_default(case: Case, scenario_id: str, era: str) -> None:
     """Scenario OPT-5 (book_meal): the optional `meal` question requests a `value`
-    whose `default` is `standard`, and `seat` one whose `default` is `any`: the
-    parameters' defaults, for the client to pre-fill."""
-    run = await case.run("OPT-5", era)
-    questions = load().tools["book_meal"].questions
-    asked = {a.param: a for round_ in run.rounds for a in round_ if a.param in ("meal", "seat")}
-    for param in ("meal", "seat"):
+    whose `default` is `standard`, and `seat` one whose `default` is `any`; scenario
+    TYP-6 (book_luggage): `bags` one whose `default` is the number 0, `fragile` the
+    boolean false. The parameters' defaults, for the client to pre-fill."""
+    run = await case.run(scenario_id, era)
+    tool = case.scenario(scenario_id).tool
+    questions = load().tools[tool].questions
+    asked = {a.param: a for round_ in run.rounds for a in round_ if a.param in DEFAULTED[scenario_id]}
+    for param in DEFAULTED[scenario_id]:
         if param not in asked:
             should("OPT-6", False, f"{param!r} was never asked, so it offered no default "
-                   f"(the server asked {rounds_said(run, 'book_meal')})")
+                   f"(the server asked {rounds_said(run, tool)})")
             continue
         value = as_object(as_object(asked[param].schema.get("properties")).get("value"))
-        should("OPT-6", value.get("default") == questions[param].default,
-               f"{param!r} requested {brief(value)}; its parameter's default {questions[param].default!r} is not "
+        default = questions[param].default
+        # JSON's false is not its 0, though Python's False == 0.
+        offered = value.get("default") == default and isinstance(value.get("default"), bool) == isinstance(default, bool)
+        should("OPT-6", offered, f"{param!r} requested {brief(value)}; its parameter's default {brief(default)} is not "
                "offered as the value's default")
 
 
@@ -158,7 +168,9 @@ async def test_typ_6_constraints_and_labels_reach_every_scalar_type(case: Case, 
     schemas = _schemas(run)
     for param, question in load().tools["book_luggage"].questions.items():
         value = _value_of("TYP-6", _asked("TYP-6", schemas, question.message, run), question.message)
-        wanted = {k: v for k, v in (question.schema() or {})["properties"]["value"].items() if k not in UNSAYABLE}
+        # A default offered is OPT-6's, a SHOULD: not this row's.
+        wanted = {k: v for k, v in (question.schema() or {})["properties"]["value"].items()
+                  if k not in UNSAYABLE and k != "default"}
         declared = {"title": question.title, "description": question.description}
         wanted.update({k: v for k, v in declared.items() if v is not None})
         lost = {k: v for k, v in wanted.items() if value.get(k) != v}
