@@ -52,7 +52,7 @@ from hypothesis import HealthCheck, Phase, example, given, settings, strategies 
 from elicit_conformance.grading.checks import names
 from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import MAX_STATE_ONLY, Peer, Transcript, missing_tools
-from elicit_conformance.exceptions import CheckFailed, RpcError, TimedOut
+from elicit_conformance.exceptions import Broken, CheckFailed, RpcError, TimedOut
 from elicit_conformance.harness.case import Case, body_run_count
 from elicit_conformance.harness.driver import Run, Script, as_object, drive, input_requests, state_of
 from elicit_conformance.quoting import brief
@@ -301,7 +301,9 @@ def test_sec_1_sec_3_generated_attacks_never_crash_credit_or_run_the_body(case: 
             except CheckFailed as error:
                 smallest = failing[-1].said() if failing else "not recorded"
                 which = "First" if PROFILE_NAME == "brief" else "Smallest"
-                raise CheckFailed(error.row, f"{error.sentence} {which} failing example: {smallest}") from None
+                said = f"{error.sentence} {which} failing example: {smallest}"
+                # Garbage from the server stays Broken, so its sentence is put under the case's first row.
+                raise (Broken(said) if isinstance(error, Broken) else CheckFailed(error.row, said)) from None
     case.inform("INFO/fuzz", {"rounds": tally.rounds, "examples": tally.examples, **tally.outcomes})
     check("SEC-3", bool(tally.outcomes.get("completed") or tally.outcomes.get("asked again")),
           f"none of {tally.examples} generated calls completed ({tally.outcomes}), though most of their "

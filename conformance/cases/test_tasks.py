@@ -214,7 +214,7 @@ UNASKABLE = {"BAT-1": "book_destination", "BAT-3": "book_trip"}
 @pytest.mark.checks("TASK-5", "ERA-7/code")
 @pytest.mark.revisions(MODERN)
 @pytest.mark.parametrize("declared", list(NO_FORM))
-@pytest.mark.parametrize("scenario_id", list(UNASKABLE))
+@pytest.mark.parametrize("scenario_id", list(UNASKABLE), ids=list(UNASKABLE.values()))
 @async_case
 async def test_task_5_a_client_without_form_elicitation_is_never_asked_in_a_task(
     case: Case, scenario_id: str, declared: str, era: str
