@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from elicit_conformance.bench import measures, table
+from pathlib import Path
+
+from elicit_conformance.bench import costs, measures, table
 from elicit_conformance.catalog import load
 
 
@@ -30,5 +32,16 @@ def test_the_table_has_every_measure(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_a_suite_row_reads_the_verdicts_of_the_run_it_times() -> None:
     timed = measures.suite("-k", "test_scenario and OPT-3")
-    assert timed.returncode == 0 and timed.seconds > 0
+    assert timed.returncode == 0 and timed.seconds > 0 and timed.cpu > 0
     assert set(timed.statuses.values()) == {"pass"} and len(timed.statuses) == 2, timed.statuses
+
+
+def test_a_test_runs_costs_are_read_back_and_stated_in_suite_units(tmp_path: Path) -> None:
+    path = tmp_path / "cost.json"
+    assert costs.read(path) == {}  # a run that failed before its summary wrote nothing
+    costs.write(path, {"test_a.py": (30.0, 12.5), "test_b.py": (6.0, 2.0)})
+    files = costs.read(path)
+    assert files == {"test_a.py": (30.0, 12.5), "test_b.py": (6.0, 2.0)}
+    rows = costs.units_table(files, suite_cpu=12.0)
+    assert rows[2] == "| test_a.py | 30.0 | 12.5 | 2.50 |" and rows[3] == "| test_b.py | 6.0 | 2.0 | 0.50 |"
+    assert rows[-1] == "| all files | 36.0 | 14.5 | 3.0 |"

@@ -68,8 +68,8 @@ LAYERS = (
     {"grading", "registration", "run"},
     {"contract", "compare", "matrix"},
     {"plugin"},
-    {"cases"},
-    {"bench", "dev", "fixtures.mutants", "fixtures.variants", "fixtures.peers"},
+    {"cases", "clients"},
+    {"bench", "dev", "fixtures.mutants", "fixtures.variants", "fixtures.peers", "fixtures.clients"},
 )
 LAYER_OF = {room: i for i, layer in enumerate(LAYERS) for room in layer}
 

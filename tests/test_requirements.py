@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.clients import contract as client_contract
 from elicit_conformance.fixtures import spec
 from elicit_conformance.requirements import AUDIT, Table, with_audit
 
@@ -13,8 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr"
 
 
-def test_every_row_has_a_source_no_stricter_than_its_sentence() -> None:
-    assert Table.load().source_problems() == []
+#: The server table and the client table, held to the same rules.
+TABLES = {"server": None, "client": client_contract.TABLE}
+
+
+@pytest.mark.parametrize("table", list(TABLES.values()), ids=list(TABLES))
+def test_every_row_has_a_source_no_stricter_than_its_sentence(table: Path | None) -> None:
+    assert Table.load(table).source_problems() == []
 
 
 def quote_problems(table: Table) -> list[str]:
@@ -33,8 +39,14 @@ def quote_problems(table: Table) -> list[str]:
     return problems
 
 
-def test_every_rows_quote_is_on_the_page_it_cites() -> None:
-    assert quote_problems(Table.load()) == []
+@pytest.mark.parametrize("table", list(TABLES.values()), ids=list(TABLES))
+def test_every_rows_quote_is_on_the_page_it_cites(table: Path | None) -> None:
+    assert quote_problems(Table.load(table)) == []
+
+
+def test_the_client_contract_is_current() -> None:
+    assert (ROOT / "docs" / "client-contract.md").read_text() == client_contract.render(), (
+        "docs/client-contract.md is stale: run `python -m elicit_conformance.clients.contract docs/client-contract.md`")
 
 
 def test_an_edited_quote_or_a_wrong_anchor_is_found(tmp_path: Path) -> None:

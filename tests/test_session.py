@@ -14,7 +14,8 @@ from elicit_conformance.exceptions import CheckFailed, NotOffered, NotTestable, 
 from elicit_conformance.harness.case import Case
 from elicit_conformance.requirements import Table
 from elicit_conformance.run.events import Ended, Planned
-from elicit_conformance.run.session import CASES, Session
+from elicit_conformance.run.session import Session
+from elicit_conformance.run.sides import CASES
 from elicit_conformance.run.settings import Settings
 from elicit_conformance.run.summary import Line, summary
 from elicit_conformance.status import Status

@@ -17,7 +17,9 @@ A repository-only package (never in the wheel): `measures` takes each measuremen
    in-process, over HTTP (uvicorn on 127.0.0.1), over stdio, and over HTTP
    with pytest-xdist `-n 2`, each as a ratio to in-process, and whether every
    transport gave the same verdicts; with `--ci-run`, the wall and CPU time of
-   `.ci/run` on a fresh clone, and its table of each test file's cost.
+   `.ci/run` on a fresh clone, its CPU in suite units (over the CPU of one
+   in-process `pytest conformance/cases` against the reference, measured in the
+   same bench run), and each test file's cost in suite units (`costs`).
 6. With `--deployment` (alone): the reference deployment through faults, full size
    (`elicit_conformance.dev.deployment`): 200 modern calls while a process is
    killed and restarted, 50 tasked calls while a worker is killed and restarted,

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import anyio
 from fastmcp.client.transports.memory import FastMCPTransport
 
+from elicit_conformance.bench import costs
 from elicit_conformance.catalog import Scenario, load
 from elicit_conformance.connection.client import Client
 from elicit_conformance.connection.wire import Transcript, connect
@@ -225,11 +226,14 @@ class SuiteTime:
     returncode: int
     #: Each case's status, registration cases left out (they run in-process only).
     statuses: dict[str, str]
+    #: CPU seconds of the pytest process (a server over HTTP or stdio is not counted).
+    cpu: float = 0.0
 
 
 def suite(*options: str) -> SuiteTime:
     """The whole suite against the reference, timed from outside, as a user runs it."""
     with tempfile.TemporaryDirectory() as report:
+        before = _children_cpu()
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "conformance/cases", "-q", "-p", "no:cacheprovider",
@@ -237,10 +241,17 @@ def suite(*options: str) -> SuiteTime:
             cwd=ROOT, capture_output=True, text=True,
         )
         seconds = time.perf_counter() - started
+        cpu = _children_cpu() - before
         index = Path(report, "index.json")
         cases = json.loads(index.read_text())["cases"] if index.exists() else []
     statuses = {c["nodeid"]: c["status"] for c in cases if "test_registration.py" not in c["nodeid"]}
-    return SuiteTime(seconds, done.returncode, statuses)
+    return SuiteTime(seconds, done.returncode, statuses, cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every child process waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def transports() -> dict[str, SuiteTime]:
@@ -252,23 +263,33 @@ def transports() -> dict[str, SuiteTime]:
     return times
 
 
-def ci_run() -> tuple[float, float, int, str]:
-    """`.ci/run` on a fresh clone of this repository's HEAD: venv, install, every test.
-    Wall seconds, CPU seconds (of every process it started, once each has been waited
-    for, which .ci/run's do), its exit code and its per-file cost table."""
+@dataclass(frozen=True)
+class CiRun:
+    """`.ci/run` on a fresh clone: wall and CPU seconds (of every process it started, once
+    each has been waited for, which .ci/run's do), its exit code, and each test file's
+    (CPU seconds, wall seconds) as its test run wrote them (`bench.costs`)."""
+
+    seconds: float
+    cpu: float
+    returncode: int
+    files: dict[str, tuple[float, float]]
+
+
+def ci_run() -> CiRun:
+    """`.ci/run` on a fresh clone of this repository's HEAD: venv, install, every test."""
     with tempfile.TemporaryDirectory() as parent:
-        clone = Path(parent, "clone")
+        clone, cost_file = Path(parent, "clone"), Path(parent, "cost.json")
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        before = _children_cpu()
         started = time.perf_counter()
-        done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True)
+        done = subprocess.run(["bash", ".ci/run"], cwd=clone, capture_output=True, text=True,
+                              env={**os.environ, costs.ENV_VAR: str(cost_file)})
         seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        cpu = _children_cpu() - before
+        files = costs.read(cost_file)
     if done.returncode != 0:  # the table says "exit N"; here is why
         print(f".ci/run failed:\n{done.stdout[-4000:]}\n{done.stderr[-2000:]}", file=sys.stderr)
-    table = done.stdout[done.stdout.find("cost per test file"):].split("\n=", 1)[0] if "cost per test file" in done.stdout else ""
-    return seconds, cpu, done.returncode, table
+    return CiRun(seconds, cpu, done.returncode, files)
 
 
 def plugin_overhead(repeats: int = 7) -> tuple[float, float]:

@@ -14,7 +14,7 @@ import anyio
 from elicit_conformance.catalog import load
 
 from . import __doc__ as DOC
-from . import measures
+from . import costs, measures
 
 #: The goals the reference and the plugin are held to.
 RATIO_GOAL = 1.2
@@ -23,8 +23,10 @@ SUITE_GOAL_S = 20.0
 #: Wall time over a real transport, as a multiple of in-process.
 TRANSPORT_GOALS = {"HTTP": 2.0, "stdio": 3.0, "HTTP, -n 2": 2.0}
 CI_GOAL_S = 8 * 60.0
-#: And its CPU, every process it runs (issue 36's budget: 2 cores, under 8 minutes, idle).
-CI_GOAL_CPU_S = 800.0
+#: And its CPU, in suite units (issue 54): the figure measured when the unit was adopted
+#: (f07f9e0: 1,462 CPU s over 10.7), so a new proof pays for itself inside it.
+#: docs/benchmarks.md has the measurement.
+CI_CAP_UNITS = 137.0
 #: An unrelated project pays (almost) nothing for having the plugin installed.
 INERT_GOAL = 1.1
 
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None) -> None:
                      f"{timed.waiting * 1e3:.0f} ({timed.waiting / timed.tasked:.0%}; {timed.polls:.0f} polls)",
                      "", "", "measured", "n/a"))
 
+    suite_cpu = 0.0
     if not args.no_suite:
         times = measures.transports()
         base = times["in-process"]
@@ -106,13 +109,24 @@ def main(argv: list[str] | None = None) -> None:
         same = all(t.statuses == base.statuses for t in times.values()) and bool(base.statuses)
         rows.append(("same verdict for every case on every transport (registration cases are in-process only)",
                      f"{len(base.statuses)} cases", "", "", "same", _yes(same)))
-        if args.ci_run:
-            seconds, cpu, code, ci_table = measures.ci_run()
-            rows.append(("`.ci/run` on a fresh clone: venv, install, every test (wall s)",
-                         f"{seconds:.0f} (exit {code})", "", "", f"<= {CI_GOAL_S:.0f}",
-                         _yes(seconds <= CI_GOAL_S and code == 0)))
-            rows.append(("`.ci/run` on a fresh clone: CPU s of every process it ran",
-                         f"{cpu:.0f}", "", "", f"<= {CI_GOAL_CPU_S:.0f}", _yes(cpu <= CI_GOAL_CPU_S and code == 0)))
+        suite_cpu = base.cpu
+    if args.ci_run:
+        # The unit is timed on this machine around the CI run, before and after: a machine's
+        # speed drifts by 10% or more within minutes, and the two runs share it.
+        before = suite_cpu or measures.suite().cpu
+        ci = measures.ci_run()
+        suite_cpu = (before + measures.suite().cpu) / 2
+        rows.append(("`.ci/run` on a fresh clone: venv, install, every test (wall s)",
+                     f"{ci.seconds:.0f} (exit {ci.returncode})", "", "", f"<= {CI_GOAL_S:.0f}",
+                     _yes(ci.seconds <= CI_GOAL_S and ci.returncode == 0)))
+        rows.append(("`.ci/run` on a fresh clone: CPU s of every process it ran",
+                     f"{ci.cpu:.0f}", "", "", "measured", "n/a"))
+        rows.append(("one in-process `pytest conformance/cases` against the reference: CPU s, the mean of a run "
+                     "before `.ci/run` and one after (the suite unit)", f"{suite_cpu:.1f}", "", "", "measured", "n/a"))
+        rows.append(("`.ci/run` in suite units (its CPU s over the unit's)", f"{ci.cpu / suite_cpu:.1f}", "", "",
+                     f"<= {CI_CAP_UNITS:.0f}", _yes(ci.cpu / suite_cpu <= CI_CAP_UNITS and ci.returncode == 0)))
+        if ci.files:
+            ci_table = "\n".join(costs.units_table(ci.files, suite_cpu))
 
     print(f"elicit-conformance benchmarks, {time.strftime('%Y-%m-%d')}, {platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}\n")
@@ -120,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     for row in rows:
         print("| " + " | ".join(row) + " |")
     if ci_table:
-        print(f"\n`.ci/run`'s {ci_table}")
+        print(f"\n`.ci/run`'s cost per test file, in suite units:\n\n{ci_table}")
 
 
 def _n(value: int | None) -> str:

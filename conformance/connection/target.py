@@ -1,11 +1,14 @@
-"""The server under test, and how to reach it.
+"""The target under test, and how to reach it.
 
-Three kinds, one per way an MCP server is deployed:
+Three kinds of server, one per way an MCP server is deployed:
 
 - `module:attribute`: a FastMCP or MCP SDK server object, connected in-process.
 - `http://host:port/path`: a running streamable-HTTP server, in any language.
 - a command (`--server-command`): a stdio server, started as a desktop client
   starts it: once per client identity, kept for the run (`stdio`).
+
+And one kind of client: a command (`--client-command`), started once per client case
+against that case's scenario server (`elicit_conformance.clients`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import importlib
 import os
 import re
 import shlex
+import shutil
 import ssl
 from collections import deque
 from contextlib import AbstractAsyncContextManager
@@ -33,7 +37,7 @@ from .wire import Peer, Transcript, connect
 
 DEFAULT_SPEC = "elicit_conformance.reference.app:app"
 
-Kind = Literal["module", "url", "command"]
+Kind = Literal["module", "url", "command", "client"]
 
 
 class HttpStatus(NamedTuple):
@@ -59,7 +63,7 @@ class Target:
     #: The server object and its module (module targets only).
     server: Any = None
     module: Any = None
-    #: The stdio command line (command targets only).
+    #: The stdio server's or the client's command line (command and client targets only).
     argv: tuple[str, ...] = ()
     #: The run's stdio processes (command targets only).
     servers: StdioServers | None = field(default=None, compare=False, repr=False)
@@ -74,6 +78,10 @@ class Target:
     @property
     def is_reference(self) -> bool:
         return self.spec == DEFAULT_SPEC
+
+    @property
+    def is_client(self) -> bool:
+        return self.kind == "client"
 
     def registration_probes(self) -> dict[str, Any] | None:
         """The target's REG adapter (`registration()` beside the app), if it has one."""
@@ -213,6 +221,20 @@ def command_target(command: str) -> Target:
     # The target inherits the suite's environment, as a shell would give it.
     return Target(spec=command, source="--server-command", kind="command", argv=argv,
                   servers=StdioServers(argv, os.environ))
+
+
+def client_target(command: str) -> Target:
+    """A client under test, from a shell-style command line.
+
+    Raises:
+        TargetError: The command is empty, or its program is not on PATH.
+    """
+    argv = tuple(shlex.split(command))
+    if not argv:
+        raise TargetError("--client-command is empty: give the command that runs the client.")
+    if shutil.which(argv[0]) is None:
+        raise TargetError(f"--client-command={command!r}: {argv[0]!r} is not a command on PATH.")
+    return Target(spec=command, source="--client-command", kind="client", argv=argv)
 
 
 def _is_server(obj: Any) -> bool:

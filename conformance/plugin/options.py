@@ -26,6 +26,13 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "'python -m myproject.server'. Started once per client identity (revision and "
         "declared elicitation modes) and kept for the run, as a desktop client does.",
     ),
+    "--client-command": dict(
+        metavar="COMMAND",
+        help="Client under test (run the client cases: --pyargs elicit_conformance.clients): the "
+        "command that runs it, started once per case with the scenario server's URL as its last "
+        "argument and the scenario in MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION "
+        "and MCP_CONFORMANCE_CONTEXT, as the official conformance suite's client mode starts it.",
+    ),
     "--revision": dict(
         choices=(*ERAS, ALL),
         help="Protocol revision(s) to check (default: all).",

@@ -94,7 +94,7 @@ class Outcome:
 
 
 #: How a target is reached, as a report names it (`Target.kind`).
-TRANSPORTS = {"module": "in-process", "url": "HTTP", "command": "stdio"}
+TRANSPORTS = {"module": "in-process", "url": "HTTP", "command": "stdio", "client": "client command"}
 
 
 class Report:

@@ -47,9 +47,8 @@ from .client_log import ClientLog
 from .events import Ended, Planned
 from .judging import judged, noted, row_results
 from .settings import Settings, golden_of, target_of
+from .sides import cases_of, check_one_side, table_of
 
-#: The case modules, by path: a run is "the whole suite" when it collected all of them.
-CASES = Path(__file__).parent.parent / "cases"
 #: What a case that ended as one of these statuses shows as: its letter and word.
 _SHOWN = {Status.NOT_TESTABLE: ("N", "NOT TESTABLE"), Status.TIMED_OUT: ("T", "TIMED OUT")}
 
@@ -93,7 +92,7 @@ class Session:
         is a `UsageProblem`."""
         try:
             target = target_of(settings)
-            table = Table.load(settings.requirements)
+            table = Table.load(settings.requirements or table_of(target))
             entries = baseline_module.read(settings.baseline, set(table.rows), ERAS) if settings.baseline else []
             declared = unimplemented.read(settings.not_implemented, set(load().tools)) if settings.not_implemented else {}
         except (TargetError, TableError, BaselineError, DeclarationError) as error:
@@ -141,11 +140,12 @@ class Session:
         this run leaves out (their node ids), to drop. Row coverage, stale entries and
         unused golden files are judged only on the whole suite, before any is left out."""
         claims = [case for case in collected if case.checks]
+        check_one_side(self.target, [case.path for case in claims])
         try:
             self.table.check_claims({case.nodeid: case.checks for case in claims})
         except TableError as error:
             raise UsageProblem(str(error)) from None
-        whole = set(CASES.glob("test_*.py")) <= {case.path for case in collected}
+        whole = set(cases_of(self.target).glob("test_*.py")) <= {case.path for case in collected}
         if whole and (uncovered := self.table.uncovered(i for case in claims for i in case.checks)):
             self.report.problems.append(
                 "requirement rows with no case (add a case, or exclude the row with a "
@@ -197,7 +197,10 @@ class Session:
     # -- before the first case: is the target there at all? ---------------------
 
     def reach(self) -> None:
-        """List the target's tools; a target that does not answer is a `UsageProblem`."""
+        """List the target's tools; a target that does not answer is a `UsageProblem`.
+        A client is reached by its cases (its command was found when the target was named)."""
+        if self.target.is_client:
+            return
         try:
             self.target.tools["names"] = anyio.run(list_tools, self.target, self.timeout)
         except Unreachable as error:
@@ -308,7 +311,8 @@ class Session:
         if unclaimed:
             self._problem(f"{outcome.nodeid} checks {', '.join(unclaimed)} without claiming it: "
                           "add it to the case's @pytest.mark.checks")
-        called = case.tools_called() & set(load().tools) if case else set()
+        # A client case calls the scenario server's tools, not the catalog's.
+        called = case.tools_called() & set(load().tools) if case and not self.target.is_client else set()
         if undeclared := sorted(called - set(self._tools[outcome.nodeid])):
             self._problem(f"{outcome.nodeid} calls {', '.join(undeclared)} without declaring it: add it "
                           "to the case's @pytest.mark.tools")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from elicit_conformance.connection.target import DEFAULT_SPEC, Target, command_target, load_target
+from elicit_conformance.connection.target import DEFAULT_SPEC, Target, client_target, command_target, load_target
 from elicit_conformance.exceptions import TargetError
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reporting.snapshot import Golden
@@ -26,6 +26,8 @@ class Settings:
     ini_server: str | None = None
     #: `--server-command`: a stdio server's command.
     server_command: str | None = None
+    #: `--client-command`: the command of a client under test (the client cases).
+    client_command: str | None = None
     #: Where a `module:app` target is imported from (where the user stands, as uvicorn does).
     here: Path | None = None
     #: One revision, or None for every revision.
@@ -48,8 +50,12 @@ class Settings:
 
 
 def target_of(settings: Settings) -> Target:
-    if settings.server_command and settings.server:
-        raise TargetError("--server and --server-command both name a target: give one.")
+    named = [flag for flag, value in (("--server", settings.server), ("--server-command", settings.server_command),
+                                      ("--client-command", settings.client_command)) if value]
+    if len(named) > 1:
+        raise TargetError(f"{' and '.join(named)} {'both' if len(named) == 2 else 'each'} name a target: give one.")
+    if settings.client_command:
+        return client_target(settings.client_command)
     if settings.server_command:
         return command_target(settings.server_command)
     # Like uvicorn: `module:app` is imported from where the user stands.

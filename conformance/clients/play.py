@@ -1,0 +1,54 @@
+"""One client scenario played: the scenario server up, the client run against it once,
+and what the client sent, read back for the checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from elicit_conformance.harness.case import Case
+from elicit_conformance.harness.driver import as_object
+from elicit_conformance.limits import DEFAULT_TIMEOUT
+from elicit_conformance.revisions import MODERN
+
+from .command import Exited, run_client
+from .scenario_server import ScenarioServer, serving
+from .scenarios import SCENARIOS
+
+
+
+@dataclass(frozen=True)
+class Played:
+    server: ScenarioServer
+    exited: Exited
+
+    def calls(self, tool: str) -> list[dict[str, Any]]:
+        """The client's `tools/call` requests of `tool`: the first call, then each retry."""
+        return self.server.calls(tool)
+
+    def not_retried(self, tool: str) -> str:
+        """Why `tool` was not retried, as a sentence: what the client did instead."""
+        calls = len(self.calls(tool))
+        return (f"the client called {tool} {calls} time(s) and never retried it after the server asked; "
+                f"{self.exited.said()}")
+
+
+async def play(case: Case, name: str, revision: str = MODERN) -> Played:
+    """Play the scenario `name` with the client under test; its messages go to the case's transcript."""
+    scenario = SCENARIOS[name]
+    server = ScenarioServer({s.tool: s for s in scenario.scripts}, transcript=case.transcript)
+    async with serving(server) as url:
+        # The whole scenario, start-up included, within one timeout (30 s by default, as the
+        # official suite's client mode allows).
+        exited = await run_client(case.target.argv, url, name, revision, scenario.context(),
+                                  case.timeout or DEFAULT_TIMEOUT)
+    return Played(server, exited)
+
+
+def params_of(request: dict[str, Any]) -> dict[str, Any]:
+    return as_object(request.get("params"))
+
+
+def capabilities_of(request: dict[str, Any]) -> Any:
+    """The client capabilities a request declared in its `_meta`, or None."""
+    return as_object(params_of(request).get("_meta")).get("io.modelcontextprotocol/clientCapabilities")

@@ -1,0 +1,170 @@
+"""The server a client case talks to: a scripted 2026-07-28 streamable-HTTP endpoint.
+
+Raw on purpose, as the official suite's mock servers are: a client case needs rounds a
+framework would never send by itself (a state made of awkward bytes, no state at all,
+a result without `resultType`), and it must see every message exactly as the client
+put it on the wire. It answers JSON (no SSE, no session): `server/discover`,
+`tools/list`, the scenario's `tools/call`, and a notification with 202.
+
+A call is matched to its round by what the retry carries: the round whose state it
+echoes and whose keys it answers; a call that matches none starts from the first round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from elicit_conformance.connection.wire import Transcript
+from elicit_conformance.revisions import MODERN
+
+
+@dataclass(frozen=True)
+class Round:
+    """One `InputRequiredResult`: its requests (key -> `elicitation/create` params) and its
+    `requestState`, None for none."""
+
+    requests: Mapping[str, Mapping[str, Any]]
+    state: str | None = None
+
+    def result(self) -> dict[str, Any]:
+        asked: dict[str, Any] = {"resultType": "input_required"}
+        if self.requests:
+            asked["inputRequests"] = {key: {"method": "elicitation/create", "params": dict(params)}
+                                      for key, params in self.requests.items()}
+        if self.state is not None:
+            asked["requestState"] = self.state
+        return asked
+
+
+@dataclass(frozen=True)
+class Script:
+    """What the server does for one tool: its rounds, then its result's text. With
+    `result_type=False` the result carries no `resultType`, as a server of an earlier
+    revision sends it."""
+
+    tool: str
+    rounds: tuple[Round, ...]
+    text: str
+    result_type: bool = True
+
+    def answer(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The result for one `tools/call` of this tool."""
+        done = self._answered(params)
+        if done + 1 < len(self.rounds):
+            return self.rounds[done + 1].result()
+        result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": False}
+        return {"resultType": "complete", **result} if self.result_type else result
+
+    def _answered(self, params: Mapping[str, Any]) -> int:
+        """The last round this call answers; -1 for a first call."""
+        responses = params.get("inputResponses")
+        keys = set(responses) if isinstance(responses, dict) else set()
+        state = params.get("requestState")
+        answered = [i for i, r in enumerate(self.rounds)
+                    if (r.requests or r.state is not None) and r.state == state and set(r.requests) <= keys]
+        return answered[-1] if answered else -1
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One HTTP request the client sent: its headers (lower-cased) and its JSON body."""
+
+    headers: Mapping[str, str]
+    body: Any
+
+
+@dataclass(eq=False)
+class ScenarioServer:
+    """The scripted tools, and everything the client sent and was answered."""
+
+    scripts: Mapping[str, Script]
+    transcript: Transcript = field(default_factory=Transcript)
+    sent: list[Sent] = field(default_factory=list)
+
+    def calls(self, tool: str) -> list[dict[str, Any]]:
+        """Each `tools/call` request of `tool`, whole, in the order sent."""
+        return [s.body for s in self.sent if isinstance(s.body, dict) and s.body.get("method") == "tools/call"
+                and isinstance(s.body.get("params"), dict) and s.body["params"].get("name") == tool]
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every JSON-RPC request the client sent (notifications and replies left out)."""
+        return [s.body for s in self.sent if isinstance(s.body, dict) and "method" in s.body and "id" in s.body]
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] != "POST":
+            await _respond(send, 405, None)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = {"unparsed": body.decode("utf-8", "replace")}
+        self.sent.append(Sent(headers, request))
+        self.transcript.messages.append(("client->server", request))
+        answer = self._answer(request)
+        if answer is None:
+            await _respond(send, 202, None)
+            return
+        self.transcript.messages.append(("server->client", answer))
+        await _respond(send, 200, answer)
+
+    def _answer(self, request: Any) -> dict[str, Any] | None:
+        if not isinstance(request, dict) or "id" not in request:
+            return None  # a notification, or a reply
+        method, params = request.get("method"), request.get("params") or {}
+        if method == "server/discover":
+            result: dict[str, Any] = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                                      "supportedVersions": [MODERN], "capabilities": {"tools": {}},
+                                      "serverInfo": {"name": "elicit-conformance-scenario", "version": "1"}}
+        elif method == "tools/list":
+            result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                      "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in self.scripts]}
+        elif method == "tools/call" and isinstance(params, dict) and params.get("name") in self.scripts:
+            result = self.scripts[params["name"]].answer(params)
+        else:
+            return {"jsonrpc": "2.0", "id": request["id"],
+                    "error": {"code": -32601, "message": f"the scenario server does not serve {method!r}"}}
+        return {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+async def _respond(send: Any, status: int, payload: Any) -> None:
+    body = b"" if payload is None else json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json")] if payload is not None else []
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@contextlib.asynccontextmanager
+async def serving(server: ScenarioServer) -> AsyncIterator[str]:
+    """`server` on 127.0.0.1, on a port of its own, for as long as the block lasts: its URL."""
+    import uvicorn
+
+    class Quiet(uvicorn.Server):
+        def capture_signals(self) -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext()  # Ctrl-C is the run's to handle, not this server's
+
+    running = Quiet(uvicorn.Config(server, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
+                                   access_log=False))
+    async with anyio.create_task_group() as group:
+        group.start_soon(running.serve)
+        while not running.started:
+            await anyio.sleep(0.005)
+        port = running.servers[0].sockets[0].getsockname()[1]
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            running.should_exit = True

@@ -1,0 +1,79 @@
+"""The client scenarios: what the scenario server asks, what the client is to call, and
+what its handler answers, as data. A client adapter reads the same data from
+`MCP_CONFORMANCE_CONTEXT`: `calls` (each `{"tool", "arguments"}`, made concurrently) and
+`answers` (by question message: the `ElicitResult` to answer with)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .scenario_server import Round, Script
+
+#: A requestState no client could mistake for its own: JSON-looking, with spaces,
+#: quotes, a backslash and characters outside ASCII. It must come back as it went.
+AWKWARD_STATE = '{"v": 1, "note": "caf\u00e9 \u2708 \\"quoted\\"  two  spaces\\\\"}'
+
+
+def _text(message: str) -> dict[str, Any]:
+    return {"message": message, "mode": "form",
+            "requestedSchema": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}
+
+
+def _flag(message: str) -> dict[str, Any]:
+    return {"message": message, "mode": "form",
+            "requestedSchema": {"type": "object", "properties": {"value": {"type": "boolean"}}, "required": ["value"]}}
+
+
+def accept(value: Any) -> dict[str, Any]:
+    return {"action": "accept", "content": {"value": value}}
+
+
+@dataclass(frozen=True)
+class ClientScenario:
+    """One client case's world: the server's tools, the calls the client makes, and the
+    user's answers by question message."""
+
+    name: str
+    about: str
+    scripts: tuple[Script, ...]
+    calls: tuple[tuple[str, Mapping[str, Any]], ...]
+    answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def context(self) -> dict[str, Any]:
+        """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`)."""
+        return {"calls": [{"tool": tool, "arguments": dict(arguments)} for tool, arguments in self.calls],
+                "answers": {message: dict(answer) for message, answer in self.answers.items()}}
+
+
+WHERE, WHEN, CABIN = "Where would you like to fly?", "When would you like to fly?", "Which cabin class?"
+SEAT = "Window or aisle on the way to Paris?"
+CONFIRM = "Shall we book it?"
+
+SCENARIOS = {s.name: s for s in (
+    ClientScenario(
+        "one-question", "One question, with a requestState of awkward bytes; answering it completes the call.",
+        (Script("book_destination", (Round({"destination": _text(WHERE)}, AWKWARD_STATE),), "Booked"),),
+        (("book_destination", {"ref": "one"}),), {WHERE: accept("Paris")}),
+    ClientScenario(
+        "batch", "Three questions in one round: one accepted, one declined, one cancelled.",
+        (Script("book_trip", (Round({"destination": _text(WHERE), "date": _text(WHEN), "cabin": _text(CABIN)},
+                                    "trip-1"),), "Booked"),),
+        (("book_trip", {}),),
+        {WHERE: accept("Paris"), WHEN: {"action": "decline"}, CABIN: {"action": "cancel"}}),
+    ClientScenario(
+        "no-state", "One question and no requestState: the retry carries none.",
+        (Script("confirm_booking", (Round({"confirm": _flag(CONFIRM)}),), "Confirmed"),),
+        (("confirm_booking", {}),), {CONFIRM: accept(True)}),
+    ClientScenario(
+        "dependent-rounds", "A question, then one built from its answer, then a round that carries only "
+        "requestState (the server asks nothing more): three retries, each with the latest state.",
+        (Script("book_seat", (Round({"destination": _text(WHERE)}, "seat-1"), Round({"seat": _text(SEAT)}, "seat-2"),
+                              Round({}, "seat-3")), "Booked"),),
+        (("book_seat", {}),), {WHERE: accept("Paris"), SEAT: accept("window")}),
+    ClientScenario(
+        "absent-result-type", "A result without resultType, as a server of an earlier revision sends it.",
+        (Script("flight_status", (), "On time", result_type=False),),
+        (("flight_status", {}),)),
+)}

@@ -1,0 +1,128 @@
+"""CLI: how a client answers a server that asks, on 2026-07-28 (`basic/patterns/mrtr`,
+Client Requirements). Each case plays one scenario of `scenarios` and judges the
+requests the client sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.quoting import brief
+from elicit_conformance.revisions import MODERN
+from elicit_conformance.verdict import check
+
+from .play import Played, capabilities_of, params_of, play
+from .scenarios import AWKWARD_STATE, SCENARIOS
+
+#: Every case here is about 2026-07-28's rounds.
+pytestmark = pytest.mark.revisions(MODERN)
+
+
+def _answered(played: Played, tool: str) -> list[dict[str, Any]]:
+    """The retries of `tool`, checked to exist: a client with an answer for every
+    question answers (CLI-7)."""
+    calls = played.calls(tool)
+    check("CLI-7", len(calls) >= 2, played.not_retried(tool))
+    return calls
+
+
+def _responses(retry: dict[str, Any]) -> dict[str, Any]:
+    responses = params_of(retry).get("inputResponses")
+    return responses if isinstance(responses, dict) else {}
+
+
+def _check_answers(played: Played, scenario: str, retry: dict[str, Any], asked: dict[str, str]) -> None:
+    """CLI-4 and CLI-7 for one retry: a response under each key asked (`asked`: key ->
+    question message), each the scenario's answer to that question."""
+    responses = _responses(retry)
+    missing = sorted(set(asked) - set(responses))
+    check("CLI-4", not missing, f"the retry {brief(params_of(retry))} has no response under {missing}; the round "
+          f"asked {sorted(asked)}, and each asked input is constructed before the retry")
+    for key, message in asked.items():
+        wanted, sent = SCENARIOS[scenario].answers[message], responses[key]
+        got = {k: v for k, v in (sent if isinstance(sent, dict) else {}).items() if k in ("action", "content")}
+        same = got.get("action") == wanted["action"] and (wanted["action"] != "accept" or got.get("content") == wanted["content"])
+        check("CLI-7", same, f"{message!r} (key {key!r}) was answered {brief(sent)}; the user's answer was {brief(wanted)}")
+
+
+@pytest.mark.checks("CLI-1", "CLI-3", "CLI-4", "CLI-5", "CLI-7")
+@async_case
+async def test_cli_one_question_is_answered_and_its_state_echoed(client_case: Case, era: str) -> None:
+    """Scenario one-question: the client calls book_destination, is asked one question with
+    a requestState of awkward bytes (JSON-looking, quotes, a backslash, non-ASCII), and
+    retries once with a new id, the state exactly as sent, and the user's answer under the
+    question's key; every request declares elicitation in its capabilities."""
+    played = await play(client_case, "one-question", era)
+    first, retry = _answered(played, "book_destination")[:2]
+    _check_answers(played, "one-question", retry, {"destination": "Where would you like to fly?"})
+    state = params_of(retry).get("requestState")
+    check("CLI-1", state == AWKWARD_STATE, f"the retry carried requestState {brief(state)}; the server sent "
+          f"{brief(AWKWARD_STATE)}, which comes back exactly as sent")
+    check("CLI-3", retry.get("id") != first.get("id"), f"the retry reused the first call's JSON-RPC id {first.get('id')!r}")
+    for request in played.server.requests():
+        capabilities = capabilities_of(request)
+        check("CLI-5", isinstance(capabilities, dict) and isinstance(capabilities.get("elicitation"), dict),
+              f"{request.get('method')} (id {request.get('id')!r}) declared the client capabilities "
+              f"{brief(capabilities)}; a client that answers elicitation declares it on each request")
+
+
+@pytest.mark.checks("CLI-1", "CLI-4", "CLI-7")
+@async_case
+async def test_cli_a_round_of_three_is_answered_in_one_retry(client_case: Case, era: str) -> None:
+    """Scenario batch: three questions in one round; the one retry answers all three, under
+    their keys: one accepted with its content, one declined, one cancelled; the round's
+    state echoed."""
+    played = await play(client_case, "batch", era)
+    retry = _answered(played, "book_trip")[1]
+    _check_answers(played, "batch", retry, {"destination": "Where would you like to fly?",
+                                            "date": "When would you like to fly?", "cabin": "Which cabin class?"})
+    state = params_of(retry).get("requestState")
+    check("CLI-1", state == "trip-1", f"the retry carried requestState {brief(state)}; the server sent 'trip-1'")
+
+
+@pytest.mark.checks("CLI-2", "CLI-3", "CLI-7")
+@async_case
+async def test_cli_no_state_is_sent_back_where_none_was_given(client_case: Case, era: str) -> None:
+    """Scenario no-state: a question and no requestState; the retry, with a new id, carries
+    no requestState at all (not null, not empty)."""
+    played = await play(client_case, "no-state", era)
+    first, retry = _answered(played, "confirm_booking")[:2]
+    params = params_of(retry)
+    check("CLI-2", "requestState" not in params, f"the retry carried requestState {brief(params.get('requestState'))}, "
+          "though the server sent none")
+    check("CLI-3", retry.get("id") != first.get("id"), f"the retry reused the first call's JSON-RPC id {first.get('id')!r}")
+
+
+@pytest.mark.checks("CLI-1", "CLI-3", "CLI-4", "CLI-7")
+@async_case
+async def test_cli_each_retry_echoes_the_latest_round_s_state(client_case: Case, era: str) -> None:
+    """Scenario dependent-rounds: a question, then one built from its answer, then a round of
+    requestState alone; three retries, each with its own id and the state of the round it
+    answers ('seat-1', 'seat-2', 'seat-3'), the first two with their round's answer."""
+    played = await play(client_case, "dependent-rounds", era)
+    calls = _answered(played, "book_seat")
+    check("CLI-7", len(calls) == 4, f"the client called book_seat {len(calls)} time(s); the server asked three "
+          f"rounds, so it takes the first call and three retries ({played.exited.said()})")
+    _check_answers(played, "dependent-rounds", calls[1], {"destination": "Where would you like to fly?"})
+    _check_answers(played, "dependent-rounds", calls[2], {"seat": "Window or aisle on the way to Paris?"})
+    for retry, state in zip(calls[1:], ("seat-1", "seat-2", "seat-3")):
+        sent = params_of(retry).get("requestState")
+        check("CLI-1", sent == state, f"the retry answering the round of state {state!r} carried {brief(sent)}")
+    ids = [call.get("id") for call in calls]
+    check("CLI-3", len(set(map(repr, ids))) == len(ids), f"the call and its retries used the JSON-RPC ids {ids}; "
+          "each is a request of its own")
+
+
+@pytest.mark.checks("CLI-6")
+@async_case
+async def test_cli_a_result_without_result_type_is_complete(client_case: Case, era: str) -> None:
+    """Scenario absent-result-type: flight_status answers a result with no resultType; the
+    client takes it as complete: it calls once and never retries."""
+    played = await play(client_case, "absent-result-type", era)
+    calls = played.calls("flight_status")
+    check("CLI-6", bool(calls), f"the client never called flight_status: {played.exited.said()}")
+    check("CLI-6", len(calls) == 1, f"the client called flight_status {len(calls)} time(s) "
+          f"({brief([params_of(c) for c in calls])}); a result without resultType is complete, so it calls once "
+          f"({played.exited.said()})")

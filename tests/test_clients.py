@@ -1,0 +1,69 @@
+"""The client cases (`elicit_conformance.clients`) judged as a client author runs them:
+a real client (fastmcp's) and the hand-written raw client pass, and so does the raw
+client using each freedom the specification grants; each fault of the raw client (a
+mutant client) fails its own rows and no other."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from elicit_conformance.fixtures.clients.raw_client import FAULTS, FREEDOMS
+from tests import suite
+
+CLIENT_CASES = ("conformance/clients",)
+RAW = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client"
+RIGHT = {"fastmcp": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client", "raw": RAW,
+         **{f"raw-{freedom}": f"{RAW} --freedom {freedom}" for freedom in FREEDOMS}}
+
+
+def _said(run: suite.SuiteRun) -> str:
+    return run.output[-3000:]
+
+
+@pytest.mark.parametrize("command", list(RIGHT.values()), ids=list(RIGHT))
+def test_a_right_client_passes_every_case(tmp_path: Path, command: str) -> None:
+    run = suite.run(tmp_path / "run", f"--client-command={command}", cases=CLIENT_CASES)
+    statuses = run.statuses()
+    assert run.returncode == 0 and statuses, _said(run)
+    assert set(statuses.values()) == {"pass"}, statuses
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_faulty_client_fails_its_rows_and_no_other(tmp_path: Path, fault: str) -> None:
+    breaks, summary = FAULTS[fault]
+    run = suite.run(tmp_path / "run", f"--client-command={RAW} --fault {fault}", cases=CLIENT_CASES)
+    failed = [case for case in run.index["cases"] if case["status"] != "pass"]
+    assert run.returncode == 1 and failed, f"{fault} ({summary}) passed every case:\n{_said(run)}"
+    assert {case["status"] for case in failed} == {"fail"}, [(c["nodeid"], c["status"], c["message"]) for c in failed]
+    rows = {row for case in failed for row, result in case["rows"].items() if result["status"] == "fail"}
+    assert rows == set(breaks), f"{fault} ({summary}) failed the rows {sorted(rows)}, not {list(breaks)}"
+
+
+def test_a_client_command_that_is_not_there_is_one_usage_error(tmp_path: Path) -> None:
+    run = suite.run(tmp_path / "run", "--client-command=no-such-client-xyz", cases=CLIENT_CASES)
+    assert run.returncode == 4, _said(run)
+    assert "--client-command='no-such-client-xyz': 'no-such-client-xyz' is not a command on PATH" in run.output
+
+
+def test_a_client_that_hangs_is_stopped_and_said(tmp_path: Path) -> None:
+    sleeper = tmp_path / "sleeper.py"
+    sleeper.write_text("import time\ntime.sleep(600)\n")
+    run = suite.run(tmp_path / "run", f"--client-command={sys.executable} {sleeper}", "-k", "without_result_type",
+                    "--conformance-timeout=1", cases=CLIENT_CASES)
+    (case,) = run.index["cases"]
+    assert case["status"] == "fail", case
+    assert "the client was stopped after 1 s" in case["message"], case["message"]
+
+
+@pytest.mark.parametrize(("options", "cases", "said"), [
+    ((), CLIENT_CASES, 'the client cases (elicit_conformance.clients) judge a client: name it with --client-command='),
+    ((f"--client-command={RAW}", "-k", "BAT-1"), ("conformance/cases",),
+     "names a client, and the server cases judge a server: run the client cases alone"),
+], ids=["client-cases-no-client", "server-cases-a-client"])
+def test_cases_and_a_target_of_the_other_side_are_one_usage_error(tmp_path: Path, options: tuple[str, ...],
+                                                                   cases: tuple[str, ...], said: str) -> None:
+    run = suite.run(tmp_path / "run", *options, cases=cases)
+    assert run.returncode == 4 and said in run.output, _said(run)
