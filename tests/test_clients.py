@@ -1,5 +1,5 @@
 """The client cases (`elicit_conformance.clients`) judged as a client author runs them:
-a real client (fastmcp's) and the hand-written raw client pass, and so does the raw
+two real clients (fastmcp's and the MCP Python SDK's) and the hand-written raw client pass, and so does the raw
 client using each freedom the specification grants; each fault of the raw client (a
 mutant client) fails its own rows and no other."""
 
@@ -10,25 +10,32 @@ from pathlib import Path
 
 import pytest
 
+from elicit_conformance.dev import implementations
 from elicit_conformance.fixtures.clients.raw_client import FAULTS, FREEDOMS
 from tests import suite
 
 CLIENT_CASES = ("conformance/clients",)
 RAW = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client"
-RIGHT = {"fastmcp": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client", "raw": RAW,
-         **{f"raw-{freedom}": f"{RAW} --freedom {freedom}" for freedom in FREEDOMS}}
+#: The real clients, by the name their report is kept under (docs/implementations.md's Clients).
+REAL = {"fastmcp-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client",
+        "mcp-sdk-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.mcp_sdk_client"}
+RIGHT = {**REAL, "raw": RAW, **{f"raw-{freedom}": f"{RAW} --freedom {freedom}" for freedom in FREEDOMS}}
 
 
 def _said(run: suite.SuiteRun) -> str:
     return run.output[-3000:]
 
 
-@pytest.mark.parametrize("command", list(RIGHT.values()), ids=list(RIGHT))
-def test_a_right_client_passes_every_case(tmp_path: Path, command: str) -> None:
-    run = suite.run(tmp_path / "run", f"--client-command={command}", cases=CLIENT_CASES)
+@pytest.mark.parametrize("name", list(RIGHT))
+def test_a_right_client_passes_every_case(tmp_path: Path, name: str) -> None:
+    run = suite.run(tmp_path / "run", f"--client-command={RIGHT[name]}", cases=CLIENT_CASES)
     statuses = run.statuses()
     assert run.returncode == 0 and statuses, _said(run)
     assert set(statuses.values()) == {"pass"}, statuses
+    if name in REAL:  # what docs/implementations.md shows of it is what it does today
+        assert implementations.kept(run.index) == implementations.committed(name), (
+            f"fixtures/clients/reports/{name}.json is stale: run `python -m elicit_conformance.dev.implementations "
+            f"{name}={run.directory / 'report'}`")
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))

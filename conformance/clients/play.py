@@ -36,7 +36,8 @@ class Played:
 async def play(case: Case, name: str, revision: str = MODERN) -> Played:
     """Play the scenario `name` with the client under test; its messages go to the case's transcript."""
     scenario = SCENARIOS[name]
-    server = ScenarioServer({s.tool: s for s in scenario.scripts}, transcript=case.transcript)
+    server = ScenarioServer({s.tool: s for s in scenario.scripts}, transcript=case.transcript,
+                            together=scenario.together)
     async with serving(server) as url:
         # The whole scenario, start-up included, within one timeout (30 s by default, as the
         # official suite's client mode allows).

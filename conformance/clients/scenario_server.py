@@ -24,6 +24,10 @@ from elicit_conformance.connection.wire import Transcript
 from elicit_conformance.revisions import MODERN
 
 
+#: Seconds the first of the calls made `together` waits for the others.
+TOGETHER_WAIT = 2.0
+
+
 @dataclass(frozen=True)
 class Round:
     """One `InputRequiredResult`: its requests (key -> `elicitation/create` params) and its
@@ -81,11 +85,16 @@ class Sent:
 
 @dataclass(eq=False)
 class ScenarioServer:
-    """The scripted tools, and everything the client sent and was answered."""
+    """The scripted tools, and everything the client sent and was answered. The first
+    calls of the tools in `together` are answered once all have arrived (or after
+    `TOGETHER_WAIT` s): a client making them in parallel then holds every ask at once."""
 
     scripts: Mapping[str, Script]
     transcript: Transcript = field(default_factory=Transcript)
     sent: list[Sent] = field(default_factory=list)
+    together: frozenset[str] = frozenset()
+    _arrived: set[str] = field(default_factory=set)
+    _all_arrived: anyio.Event = field(default_factory=anyio.Event)
 
     def calls(self, tool: str) -> list[dict[str, Any]]:
         """Each `tools/call` request of `tool`, whole, in the order sent."""
@@ -115,12 +124,24 @@ class ScenarioServer:
             request = {"unparsed": body.decode("utf-8", "replace")}
         self.sent.append(Sent(headers, request))
         self.transcript.messages.append(("client->server", request))
+        await self._gathered(request)
         answer = self._answer(request)
         if answer is None:
             await _respond(send, 202, None)
             return
         self.transcript.messages.append(("server->client", answer))
         await _respond(send, 200, answer)
+
+    async def _gathered(self, request: Any) -> None:
+        params = request.get("params") if isinstance(request, dict) else None
+        if request.get("method") != "tools/call" or not isinstance(params, dict) or params.get("name") not in self.together \
+                or "inputResponses" in params or "requestState" in params:
+            return
+        self._arrived.add(params["name"])
+        if self._arrived >= self.together:
+            self._all_arrived.set()
+        with anyio.move_on_after(TOGETHER_WAIT):
+            await self._all_arrived.wait()
 
     def _answer(self, request: Any) -> dict[str, Any] | None:
         if not isinstance(request, dict) or "id" not in request:

@@ -40,6 +40,8 @@ class ClientScenario:
     scripts: tuple[Script, ...]
     calls: tuple[tuple[str, Mapping[str, Any]], ...]
     answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: Tools whose first calls the server answers together (the client makes them at once).
+    together: frozenset[str] = frozenset()
 
     def context(self) -> dict[str, Any]:
         """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`)."""
@@ -49,6 +51,7 @@ class ClientScenario:
 
 WHERE, WHEN, CABIN = "Where would you like to fly?", "When would you like to fly?", "Which cabin class?"
 SEAT = "Window or aisle on the way to Paris?"
+HOTEL = "Which hotel in Paris?"
 CONFIRM = "Shall we book it?"
 
 SCENARIOS = {s.name: s for s in (
@@ -72,6 +75,13 @@ SCENARIOS = {s.name: s for s in (
         (Script("book_seat", (Round({"destination": _text(WHERE)}, "seat-1"), Round({"seat": _text(SEAT)}, "seat-2"),
                               Round({}, "seat-3")), "Booked"),),
         (("book_seat", {}),), {WHERE: accept("Paris"), SEAT: accept("window")}),
+    ClientScenario(
+        "parallel", "Two calls at once, each asked its own question with its own state, both asks held by "
+        "the client together: each retry carries its own call's answer and state, nothing of the other's.",
+        (Script("book_destination", (Round({"destination": _text(WHERE)}, "flight-1"),), "Booked"),
+         Script("book_hotel", (Round({"hotel": _text(HOTEL)}, "hotel-1"),), "Reserved")),
+        (("book_destination", {"ref": "parallel"}), ("book_hotel", {})), {WHERE: accept("Paris"), HOTEL: accept("Ritz")},
+        together=frozenset({"book_destination", "book_hotel"})),
     ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it.",
         (Script("flight_status", (), "On time", result_type=False),),

@@ -126,3 +126,23 @@ async def test_cli_a_result_without_result_type_is_complete(client_case: Case, e
     check("CLI-6", len(calls) == 1, f"the client called flight_status {len(calls)} time(s) "
           f"({brief([params_of(c) for c in calls])}); a result without resultType is complete, so it calls once "
           f"({played.exited.said()})")
+
+
+@pytest.mark.checks("CLI-8", "CLI-7")
+@async_case
+async def test_cli_two_calls_at_once_keep_their_rounds_apart(client_case: Case, era: str) -> None:
+    """Scenario parallel: book_destination and book_hotel called at once, each asked one
+    question with its own state, both asks answered together: every request of each call
+    carries only its own call's keys and state ('flight-1', 'hotel-1'), never the other's."""
+    played = await play(client_case, "parallel", era)
+    own = {"book_destination": ({"destination"}, "flight-1"), "book_hotel": ({"hotel"}, "hotel-1")}
+    for tool, (keys, state) in own.items():
+        calls = _answered(played, tool)
+        for call in calls:
+            foreign = sorted(set(_responses(call)) - keys)
+            sent = params_of(call).get("requestState")
+            check("CLI-8", not foreign and sent in (None, state),
+                  f"a request of {tool} carried {f'the responses under {foreign}' if foreign else ''}"
+                  f"{' and ' if foreign and sent not in (None, state) else ''}"
+                  f"{f'the requestState {sent!r}' if sent not in (None, state) else ''}, which belong to the other "
+                  "call made in parallel; a round's answers and state go only into its own call's retry")

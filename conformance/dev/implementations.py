@@ -27,6 +27,8 @@ from elicit_conformance.requirements import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 KEPT = ROOT / "fixtures" / "peers" / "reports"
+#: The real clients' reports, of the client cases (`elicit_conformance.clients`).
+CLIENTS_KEPT = ROOT / "fixtures" / "clients" / "reports"
 PAGE = ROOT / "docs" / "implementations.md"
 #: Each kept report, by file name, with its column label, in the page's order. The MCP SDK
 #: peer gives the same verdicts in-process, over HTTP and over stdio (tests/test_mcp_sdk_peer.py).
@@ -36,6 +38,18 @@ IMPLEMENTATIONS = {
     "typescript-http": "TypeScript SDK peer",
     "typescript-stdio": "TypeScript SDK peer",
 }
+#: The clients, the same way (tests/test_clients.py runs each and compares what is kept).
+CLIENTS = {
+    "fastmcp-client": "fastmcp",
+    "mcp-sdk-client": "MCP Python SDK",
+}
+CLIENTS_HEAD = """
+## Clients
+
+The client cases (`pytest --pyargs elicit_conformance.clients --client-command=...`) against
+real clients, each through its adapter in `fixtures/clients/` (the versions this repository
+installs: see its `pyproject.toml`): a row per client requirement (docs/client-contract.md).
+"""
 HEAD = """\
 # Implementations
 
@@ -64,21 +78,34 @@ def kept(index: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _kept_at(name: str) -> Path:
+    return (CLIENTS_KEPT if name in CLIENTS else KEPT) / f"{name}.json"
+
+
 def committed(name: str) -> dict[str, Any]:
-    return json.loads((KEPT / f"{name}.json").read_text(encoding="utf-8"))
+    return json.loads(_kept_at(name).read_text(encoding="utf-8"))
+
+
+def _matrix(implementations: dict[str, str], table: Table) -> str:
+    return markdown([column for name, label in implementations.items()
+                     for column in columns(label, Report.from_index(committed(name)), table)], table)
 
 
 def page() -> str:
-    table = Table.load()
-    matrix = [column for name, label in IMPLEMENTATIONS.items()
-              for column in columns(label, Report.from_index(committed(name)), table)]
-    return HEAD + "\n" + markdown(matrix, table)
+    return (HEAD + "\n" + _matrix(IMPLEMENTATIONS, Table.load())
+            + CLIENTS_HEAD + "\n" + _matrix(CLIENTS, Table.load(table_of_clients())))
+
+
+def table_of_clients() -> Path:
+    from elicit_conformance.clients.contract import TABLE
+
+    return TABLE
 
 
 def keep(name: str, report: Path) -> None:
-    if name not in IMPLEMENTATIONS:
-        raise SystemExit(f"{name}: not one of {', '.join(IMPLEMENTATIONS)}")
-    (KEPT / f"{name}.json").write_text(json.dumps(kept(load_index(report)), indent=1) + "\n", encoding="utf-8")
+    if name not in IMPLEMENTATIONS and name not in CLIENTS:
+        raise SystemExit(f"{name}: not one of {', '.join([*IMPLEMENTATIONS, *CLIENTS])}")
+    _kept_at(name).write_text(json.dumps(kept(load_index(report)), indent=1) + "\n", encoding="utf-8")
 
 
 #: Where docs/mcp-sdk.md holds the MCP SDK peer's own verdict table (`verdicts.md` of its
