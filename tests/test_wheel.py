@@ -136,7 +136,9 @@ def test_wheel_holds_one_package_and_what_the_suite_reads(wheel: Path) -> None:
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"elicit_conformance"}, tops
     for needed in ("elicit_conformance/requirements.toml", "elicit_conformance/fixtures/scenarios.json",
-                   "elicit_conformance/cases/conftest.py", "elicit_conformance/reference/app/tools.py"):
+                   "elicit_conformance/cases/conftest.py", "elicit_conformance/reference/app/tools.py",
+                   "elicit_conformance/clients/requirements.toml", "elicit_conformance/clients/conftest.py",
+                   "elicit_conformance/fixtures/clients/fastmcp_client.py"):
         assert needed in names, needed
     assert any(n.startswith("elicit_conformance/snapshots/test_scenarios/") for n in names)
     assert not [n for n in names if "/mutants/" in n or "/peers/" in n], "repo-only material shipped"
@@ -161,6 +163,18 @@ def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_
     refused = 2 * len(load().refused)
     assert headline and re.fullmatch(rf"\d+ pass, \d+ not implemented, {refused} skipped", headline[1]), headline
     assert "not implemented: io.modelcontextprotocol/tasks not offered" in result.stdout, result.stdout[-3000:]
+
+
+def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_path: Path) -> None:
+    """The client cases as a client author runs them: the fastmcp client's adapter, as
+    shipped, by command; every case passes and the report is written."""
+    client = f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client"
+    result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.clients", f"--client-command={client}",
+                         "--conformance-report=report")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    cases = json.loads((tmp_path / "report" / "index.json").read_text())["cases"]
+    assert cases and {case["status"] for case in cases} == {"pass"}, cases
+    assert (tmp_path / "report" / "index.html").exists() and (tmp_path / "report" / "verdicts.md").exists()
 
 
 def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Path) -> None:
