@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ from elicit_conformance.revisions import MODERN
 
 #: Seconds the first of the calls made `together` waits for the others.
 TOGETHER_WAIT = 2.0
+#: The calls of one tool the server answers; past them, an error ends a client that never stops.
+CALLS_AT_MOST = 200
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,16 @@ class Script:
     rounds: tuple[Round, ...]
     text: str
     result_type: bool = True
+    #: Ask the last round again, under a new state, however often it is answered.
+    endless: bool = False
 
     def answer(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """The result for one `tools/call` of this tool."""
         done = self._answered(params)
         if done + 1 < len(self.rounds):
             return self.rounds[done + 1].result()
+        if self.endless:
+            return Round(self.rounds[-1].requests, f"again-{secrets.token_hex(4)}").result()
         result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": False}
         return {"resultType": "complete", **result} if self.result_type else result
 
@@ -72,6 +79,8 @@ class Script:
         state = params.get("requestState")
         answered = [i for i, r in enumerate(self.rounds)
                     if (r.requests or r.state is not None) and r.state == state and set(r.requests) <= keys]
+        if self.endless and isinstance(state, str) and state.startswith("again-"):
+            return len(self.rounds) - 1
         return answered[-1] if answered else -1
 
 
@@ -155,6 +164,9 @@ class ScenarioServer:
             result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
                       "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in self.scripts]}
         elif method == "tools/call" and isinstance(params, dict) and params.get("name") in self.scripts:
+            if len(self.calls(params["name"])) > CALLS_AT_MOST:  # a client that never stops: end it here
+                return {"jsonrpc": "2.0", "id": request["id"], "error": {
+                    "code": -32603, "message": f"the scenario server stops answering after {CALLS_AT_MOST} calls"}}
             result = self.scripts[params["name"]].answer(params)
         else:
             return {"jsonrpc": "2.0", "id": request["id"],

@@ -16,8 +16,10 @@ from .scenario_server import Round, Script
 AWKWARD_STATE = '{"v": 1, "note": "caf\u00e9 \u2708 \\"quoted\\"  two  spaces\\\\"}'
 
 
-def _text(message: str) -> dict[str, Any]:
-    return {"message": message, "mode": "form",
+def _text(message: str, mode: str | None = "form") -> dict[str, Any]:
+    """A form question for a string; with `mode=None` the request names no mode, as a server
+    may for a form ("servers MAY omit the mode field for form mode elicitation requests")."""
+    return {"message": message, **({"mode": mode} if mode else {}),
             "requestedSchema": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}
 
 
@@ -82,6 +84,15 @@ SCENARIOS = {s.name: s for s in (
          Script("book_hotel", (Round({"hotel": _text(HOTEL)}, "hotel-1"),), "Reserved")),
         (("book_destination", {"ref": "parallel"}), ("book_hotel", {})), {WHERE: accept("Paris"), HOTEL: accept("Ritz")},
         together=frozenset({"book_destination", "book_hotel"})),
+    ClientScenario(
+        "no-mode", "One question whose elicitation/create params name no mode: a form all the same.",
+        (Script("book_destination", (Round({"destination": _text(WHERE, mode=None)}, "no-mode-1"),), "Booked"),),
+        (("book_destination", {"ref": "no-mode"}),), {WHERE: accept("Lisbon")}),
+    ClientScenario(
+        "endless", "A server that never stops asking: each answer of the question is met by the same "
+        "question under a new requestState.",
+        (Script("book_destination", (Round({"destination": _text(WHERE)}, "endless-1"),), "Never", endless=True),),
+        (("book_destination", {"ref": "endless"}),), {WHERE: accept("Paris")}),
     ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it.",
         (Script("flight_status", (), "On time", result_type=False),),

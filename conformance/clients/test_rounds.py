@@ -146,3 +146,39 @@ async def test_cli_two_calls_at_once_keep_their_rounds_apart(client_case: Case, 
                   f"{' and ' if foreign and sent not in (None, state) else ''}"
                   f"{f'the requestState {sent!r}' if sent not in (None, state) else ''}, which belong to the other "
                   "call made in parallel; a round's answers and state go only into its own call's retry")
+
+
+#: The retries a client may make of a call whose server never stops asking (CLI-9).
+RETRIES_AT_MOST = 100
+
+
+@pytest.mark.checks("CLI-9")
+@async_case
+async def test_cli_a_server_that_never_stops_asking_is_given_up_on(client_case: Case, era: str) -> None:
+    """Scenario endless: every answer is met by the same question under a new state; the
+    client retries at most 100 times and ends the call with an error: it exits non-zero, as a
+    client does when a call did not complete (the scenario server ends a client that passes
+    200 with an error)."""
+    played = await play(client_case, "endless", era)
+    calls = played.calls("book_destination")
+    check("CLI-9", bool(calls), f"the client never called book_destination: {played.exited.said()}")
+    check("CLI-9", len(calls) - 1 <= RETRIES_AT_MOST and played.exited.code not in (None, 0),
+          f"the client retried book_destination {len(calls) - 1} time(s), its server asking again each time, "
+          f"and {played.exited.said()}; a client stops after a bounded number of rounds (here {RETRIES_AT_MOST})")
+
+
+@pytest.mark.checks("CLI-10", "CLI-4")
+@async_case
+async def test_cli_a_request_without_a_mode_is_answered_as_a_form(client_case: Case, era: str) -> None:
+    """Scenario no-mode: the one question's elicitation/create params omit `mode`; the client
+    answers it as the form it is, accepted with the user's content ({"value": "Lisbon"})."""
+    played = await play(client_case, "no-mode", era)
+    calls = played.calls("book_destination")
+    check("CLI-10", len(calls) >= 2, played.not_retried("book_destination"))
+    responses = _responses(calls[1])
+    check("CLI-4", "destination" in responses, f"the retry {brief(params_of(calls[1]))} has no response under "
+          "'destination', the key the round asked")
+    sent = responses["destination"]
+    check("CLI-10", isinstance(sent, dict) and sent.get("action") == "accept" and sent.get("content") == {"value": "Lisbon"},
+          f"the question without a mode was answered {brief(sent)}; it is a form, and the user accepted it with "
+          "{'value': 'Lisbon'}")
