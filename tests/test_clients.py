@@ -16,6 +16,9 @@ from tests import suite
 
 CLIENT_CASES = ("conformance/clients",)
 RAW = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client"
+#: The raw client speaks 2026-07-28 alone, as a client of that revision may: its runs leave the
+#: handshake era's cases out, as any run does with --revision.
+RAW_REVISION = "--revision=2026-07-28"
 #: The real clients, by the name their report is kept under (docs/implementations.md's Clients).
 REAL = {"fastmcp-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client",
         "mcp-sdk-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.mcp_sdk_client"}
@@ -30,7 +33,8 @@ def _said(run: suite.SuiteRun) -> str:
 
 @pytest.mark.parametrize("name", list(RIGHT))
 def test_a_right_client_passes_every_case(tmp_path: Path, name: str) -> None:
-    run = suite.run(tmp_path / "run", f"--client-command={RIGHT[name]}", cases=CLIENT_CASES)
+    run = suite.run(tmp_path / "run", f"--client-command={RIGHT[name]}", *([] if name in REAL else [RAW_REVISION]),
+                    cases=CLIENT_CASES)
     statuses = run.statuses()
     assert run.returncode == 0 and statuses, _said(run)
     assert set(statuses.values()) == {"pass"}, statuses
@@ -43,7 +47,7 @@ def test_a_right_client_passes_every_case(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_faulty_client_fails_its_rows_and_no_other(tmp_path: Path, fault: str) -> None:
     breaks, summary = FAULTS[fault]
-    run = suite.run(tmp_path / "run", f"--client-command={RAW} --fault {fault}", cases=CLIENT_CASES)
+    run = suite.run(tmp_path / "run", f"--client-command={RAW} --fault {fault}", RAW_REVISION, cases=CLIENT_CASES)
     failed = [case for case in run.index["cases"] if case["status"] != "pass"]
     assert run.returncode == 1 and failed, f"{fault} ({summary}) passed every case:\n{_said(run)}"
     assert {case["status"] for case in failed} == {"fail"}, [(c["nodeid"], c["status"], c["message"]) for c in failed]

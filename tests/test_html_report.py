@@ -79,7 +79,7 @@ def test_a_failing_client_s_report_page_in_headless_chromium(tmp_path: Path) -> 
     """The client cases' report is the same page: a mutant client (the raw client re-serializing
     the state it was given) fails CLI-1, and the page says so with the case's transcript."""
     client = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client --fault state-reserialized"
-    failed = run(tmp_path / "run", f"--client-command={client}", cases=("conformance/clients",))
+    failed = run(tmp_path / "run", f"--client-command={client}", "--revision=2026-07-28", cases=("conformance/clients",))
     case = next(c for c in failed.index["cases"] if c["status"] != "pass")
     assert case["message"].startswith("CLI-1: the retry carried requestState"), case
     report = failed.directory / "report"

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from elicit_conformance.requirements import Table
+from elicit_conformance.revisions import MODERN
 
 from .scenarios import SCENARIOS
 
@@ -33,18 +34,22 @@ def render() -> str:
         "",
         "The client exits 0 once every call has completed (printing each call's text), or non-zero",
         "saying why. It has `--conformance-timeout` seconds for a scenario (30 by default), start-up",
-        "included; past that it is stopped (its process group). The server answers JSON over",
-        "streamable HTTP, with no session: `server/discover`, `tools/list`, `tools/call` of the",
-        "scenario's tools; anything else is -32601.",
+        "included; past that it is stopped (its process group). On 2026-07-28 the server answers",
+        "JSON over streamable HTTP, with no session: `server/discover`, `tools/list`, `tools/call`",
+        "of the scenario's tools; anything else is -32601. On 2025-11-25 it is a fastmcp server",
+        "(`initialize`, a session), asking each question by `elicitation/create` while the call is",
+        "open.",
         "",
         "## Scenarios",
         "",
     ]
     for scenario in SCENARIOS.values():
-        lines += [f"### {scenario.name}", "", scenario.about, "", "The server:", ""]
+        lines += [f"### {scenario.name}", "", f"{scenario.about} ({scenario.revision})", "", "The server:", ""]
         for script in scenario.scripts:
             for number, round_ in enumerate(script.rounds, 1):
-                lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(round_.result(), ensure_ascii=False)}`")
+                asked = round_.result() if scenario.revision == MODERN else \
+                    [{"method": "elicitation/create", "params": params} for params in round_.requests.values()]
+                lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(asked, ensure_ascii=False)}`")
             typed = "" if script.result_type else " (no `resultType`)"
             lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")
         lines += ["", f"The context: `{json.dumps(scenario.context(), ensure_ascii=False)}`", ""]

@@ -12,6 +12,8 @@ from elicit_conformance.limits import DEFAULT_TIMEOUT
 from elicit_conformance.revisions import MODERN
 
 from .command import Exited, run_client
+from .handshake_server import handshake_app
+from .recording import Recording
 from .scenario_server import ScenarioServer, serving
 from .scenarios import SCENARIOS
 
@@ -19,7 +21,7 @@ from .scenarios import SCENARIOS
 
 @dataclass(frozen=True)
 class Played:
-    server: ScenarioServer
+    server: Recording
     exited: Exited
 
     def calls(self, tool: str) -> list[dict[str, Any]]:
@@ -33,12 +35,16 @@ class Played:
                 f"{self.exited.said()}")
 
 
-async def play(case: Case, name: str, revision: str = MODERN) -> Played:
-    """Play the scenario `name` with the client under test; its messages go to the case's transcript."""
+async def play(case: Case, name: str, revision: str) -> Played:
+    """Play the scenario `name` on `revision` (the case's era, the scenario's own) with the
+    client under test; its messages go to the case's transcript."""
     scenario = SCENARIOS[name]
-    server = ScenarioServer({s.tool: s for s in scenario.scripts}, transcript=case.transcript,
-                            together=scenario.together)
-    async with serving(server) as url:
+    assert revision == scenario.revision, f"{name} is played on {scenario.revision}, not {revision}"
+    modern = revision == MODERN
+    app = (ScenarioServer({s.tool: s for s in scenario.scripts}, together=scenario.together) if modern
+           else handshake_app(scenario.scripts))
+    server = Recording(app, case.transcript)
+    async with serving(server, lifespan=not modern) as url:
         # The whole scenario, start-up included, within one timeout (30 s by default, as the
         # official suite's client mode allows).
         exited = await run_client(case.target.argv, url, name, revision, scenario.context(),

@@ -1,9 +1,9 @@
-"""The server a client case talks to: a scripted 2026-07-28 streamable-HTTP endpoint.
+"""The server a client case talks to on 2026-07-28: a scripted streamable-HTTP endpoint.
 
 Raw on purpose, as the official suite's mock servers are: a client case needs rounds a
 framework would never send by itself (a state made of awkward bytes, no state at all,
 a result without `resultType`), and it must see every message exactly as the client
-put it on the wire. It answers JSON (no SSE, no session): `server/discover`,
+put it on the wire (`recording`). It answers JSON (no SSE, no session): `server/discover`,
 `tools/list`, the scenario's `tools/call`, and a notification with 202.
 
 A call is matched to its round by what the retry carries: the round whose state it
@@ -15,14 +15,16 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from elicit_conformance.connection.wire import Transcript
 from elicit_conformance.revisions import MODERN
+
+from .recording import read_body
 
 
 #: Seconds the first of the calls made `together` waits for the others.
@@ -84,35 +86,17 @@ class Script:
         return answered[-1] if answered else -1
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One HTTP request the client sent: its headers (lower-cased) and its JSON body."""
-
-    headers: Mapping[str, str]
-    body: Any
-
-
 @dataclass(eq=False)
 class ScenarioServer:
-    """The scripted tools, and everything the client sent and was answered. The first
-    calls of the tools in `together` are answered once all have arrived (or after
+    """The scripted tools, as an ASGI app (`recording.Recording` keeps what passes). The
+    first calls of the tools in `together` are answered once all have arrived (or after
     `TOGETHER_WAIT` s): a client making them in parallel then holds every ask at once."""
 
     scripts: Mapping[str, Script]
-    transcript: Transcript = field(default_factory=Transcript)
-    sent: list[Sent] = field(default_factory=list)
     together: frozenset[str] = frozenset()
+    _calls: Counter[str] = field(default_factory=Counter)
     _arrived: set[str] = field(default_factory=set)
     _all_arrived: anyio.Event = field(default_factory=anyio.Event)
-
-    def calls(self, tool: str) -> list[dict[str, Any]]:
-        """Each `tools/call` request of `tool`, whole, in the order sent."""
-        return [s.body for s in self.sent if isinstance(s.body, dict) and s.body.get("method") == "tools/call"
-                and isinstance(s.body.get("params"), dict) and s.body["params"].get("name") == tool]
-
-    def requests(self) -> list[dict[str, Any]]:
-        """Every JSON-RPC request the client sent (notifications and replies left out)."""
-        return [s.body for s in self.sent if isinstance(s.body, dict) and "method" in s.body and "id" in s.body]
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -120,30 +104,18 @@ class ScenarioServer:
         if scope["method"] != "POST":
             await _respond(send, 405, None)
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        body = await read_body(receive)
         try:
             request = json.loads(body)
         except ValueError:
-            request = {"unparsed": body.decode("utf-8", "replace")}
-        self.sent.append(Sent(headers, request))
-        self.transcript.messages.append(("client->server", request))
+            request = None
         await self._gathered(request)
         answer = self._answer(request)
-        if answer is None:
-            await _respond(send, 202, None)
-            return
-        self.transcript.messages.append(("server->client", answer))
-        await _respond(send, 200, answer)
+        await _respond(send, 202 if answer is None else 200, answer)
 
     async def _gathered(self, request: Any) -> None:
         params = request.get("params") if isinstance(request, dict) else None
-        if request.get("method") != "tools/call" or not isinstance(params, dict) or params.get("name") not in self.together \
+        if not isinstance(params, dict) or request.get("method") != "tools/call" or not isinstance(params, dict) or params.get("name") not in self.together \
                 or "inputResponses" in params or "requestState" in params:
             return
         self._arrived.add(params["name"])
@@ -164,7 +136,8 @@ class ScenarioServer:
             result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
                       "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in self.scripts]}
         elif method == "tools/call" and isinstance(params, dict) and params.get("name") in self.scripts:
-            if len(self.calls(params["name"])) > CALLS_AT_MOST:  # a client that never stops: end it here
+            self._calls[params["name"]] += 1
+            if self._calls[params["name"]] > CALLS_AT_MOST:  # a client that never stops: end it here
                 return {"jsonrpc": "2.0", "id": request["id"], "error": {
                     "code": -32603, "message": f"the scenario server stops answering after {CALLS_AT_MOST} calls"}}
             result = self.scripts[params["name"]].answer(params)
@@ -182,16 +155,17 @@ async def _respond(send: Any, status: int, payload: Any) -> None:
 
 
 @contextlib.asynccontextmanager
-async def serving(server: ScenarioServer) -> AsyncIterator[str]:
-    """`server` on 127.0.0.1, on a port of its own, for as long as the block lasts: its URL."""
+async def serving(server: Any, lifespan: bool = False) -> AsyncIterator[str]:
+    """The ASGI app `server` on 127.0.0.1, on a port of its own, for as long as the block
+    lasts (its lifespan run where it has one to run): its URL."""
     import uvicorn
 
     class Quiet(uvicorn.Server):
         def capture_signals(self) -> contextlib.AbstractContextManager[None]:
             return contextlib.nullcontext()  # Ctrl-C is the run's to handle, not this server's
 
-    running = Quiet(uvicorn.Config(server, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
-                                   access_log=False))
+    running = Quiet(uvicorn.Config(server, host="127.0.0.1", port=0, log_level="warning",
+                                   lifespan="on" if lifespan else "off", access_log=False))
     async with anyio.create_task_group() as group:
         group.start_soon(running.serve)
         while not running.started:

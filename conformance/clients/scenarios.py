@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from elicit_conformance.revisions import HANDSHAKE, MODERN
+
 from .scenario_server import Round, Script
 
 #: A requestState no client could mistake for its own: JSON-looking, with spaces,
@@ -44,6 +46,8 @@ class ClientScenario:
     answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: Tools whose first calls the server answers together (the client makes them at once).
     together: frozenset[str] = frozenset()
+    #: The revision it is played on.
+    revision: str = MODERN
 
     def context(self) -> dict[str, Any]:
         """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`)."""
@@ -93,6 +97,11 @@ SCENARIOS = {s.name: s for s in (
         "question under a new requestState.",
         (Script("book_destination", (Round({"destination": _text(WHERE)}, "endless-1"),), "Never", endless=True),),
         (("book_destination", {"ref": "endless"}),), {WHERE: accept("Paris")}),
+    ClientScenario(
+        "handshake", "On 2025-11-25: a call that asks two questions by elicitation/create while it is open "
+        "(a real fastmcp server, with a session); the client answers each, accepting one and declining the other.",
+        (Script("book_trip", (Round({"destination": _text(WHERE), "date": _text(WHEN)}),), "Booked"),),
+        (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}}, revision=HANDSHAKE),
     ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it.",
         (Script("flight_status", (), "On time", result_type=False),),

@@ -1,0 +1,52 @@
+"""CLI on the handshake era (2025-11-25): the server asks with `elicitation/create` while
+the call is open, and the client, which declared elicitation when it initialized, answers
+each request with the user's answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.harness.driver import as_object
+from elicit_conformance.quoting import brief
+from elicit_conformance.revisions import HANDSHAKE
+from elicit_conformance.verdict import check
+
+from .play import params_of, play
+from .scenarios import SCENARIOS
+
+pytestmark = pytest.mark.revisions(HANDSHAKE)
+
+
+def _asked(played_messages: list[tuple[str, dict[str, Any]]]) -> dict[Any, str]:
+    """Each `elicitation/create` the server sent: its id, and the question's message."""
+    return {m.get("id"): as_object(m.get("params")).get("message", "") for direction, m in played_messages
+            if direction == "server->client" and m.get("method") == "elicitation/create"}
+
+
+@pytest.mark.checks("CLI-11", "CLI-7")
+@async_case
+async def test_cli_handshake_questions_are_answered_while_the_call_is_open(client_case: Case, era: str) -> None:
+    """Scenario handshake: the client's initialize declares elicitation; book_trip asks two
+    questions by elicitation/create; the client's result for each is the user's answer
+    (destination accepted with {"value": "Paris"}, date declined)."""
+    played = await play(client_case, "handshake", era)
+    initialize = next((r for r in played.server.requests() if r.get("method") == "initialize"), None)
+    check("CLI-11", initialize is not None, f"the client never sent initialize on {era}: {played.exited.said()}")
+    capabilities = as_object(params_of(initialize).get("capabilities"))
+    check("CLI-11", isinstance(capabilities.get("elicitation"), dict),
+          f"the client's initialize declared the capabilities {brief(capabilities)}; a client that answers "
+          "elicitation declares it there")
+    asked = _asked(client_case.transcript.messages)
+    check("CLI-7", len(asked) == 2, f"the server asked {len(asked)} question(s) of the two it had; the client "
+          f"stopped answering ({played.exited.said()})")
+    replies = {body.get("id"): body for body in played.server.bodies() if "method" not in body and "id" in body}
+    answers = SCENARIOS["handshake"].answers
+    for request_id, message in asked.items():
+        reply = replies.get(request_id)
+        wanted = answers[message]
+        got = {k: v for k, v in as_object(as_object(reply).get("result")).items() if k in ("action", "content")}
+        same = got.get("action") == wanted["action"] and (wanted["action"] != "accept" or got.get("content") == wanted["content"])
+        check("CLI-7", same, f"{message!r} was answered {brief(reply)}; the user's answer was {brief(wanted)}")
