@@ -44,10 +44,19 @@ def test_a_right_client_passes_every_case(tmp_path: Path, name: str) -> None:
             f"{name}={run.directory / 'report'}`")
 
 
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+#: Each mutant client: its command, the rows it breaks, what it does, and the run's options.
+MUTANTS = {
+    **{fault: (f"{RAW} --fault {fault}", breaks, summary, (RAW_REVISION,)) for fault, (breaks, summary) in FAULTS.items()},
+    # On both revisions: a real client patched (tests/undeclared_client.py).
+    "elicitation-undeclared": (f"{sys.executable} {Path(__file__).parent / 'undeclared_client.py'}", ("CLI-5", "CLI-11"),
+                               "the fastmcp client answering questions it never declared it can", ()),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(MUTANTS))
 def test_a_faulty_client_fails_its_rows_and_no_other(tmp_path: Path, fault: str) -> None:
-    breaks, summary = FAULTS[fault]
-    run = suite.run(tmp_path / "run", f"--client-command={RAW} --fault {fault}", RAW_REVISION, cases=CLIENT_CASES)
+    command, breaks, summary, options = MUTANTS[fault]
+    run = suite.run(tmp_path / "run", f"--client-command={command}", *options, cases=CLIENT_CASES)
     failed = [case for case in run.index["cases"] if case["status"] != "pass"]
     assert run.returncode == 1 and failed, f"{fault} ({summary}) passed every case:\n{_said(run)}"
     assert {case["status"] for case in failed} == {"fail"}, [(c["nodeid"], c["status"], c["message"]) for c in failed]
