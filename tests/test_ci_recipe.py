@@ -182,9 +182,10 @@ def test_green_then_red_on_a_wrong_answer_with_its_sentence_in_the_job_summary(j
     assert "golden transcripts:" in summary and "PARIS" in summary  # changes.md, the wire's diff
 
 
-def test_the_action_alone_against_the_bundled_reference_and_a_server_command(job: Job) -> None:
+def test_the_action_alone_against_the_bundled_reference_a_server_command_and_a_client(job: Job) -> None:
     """The action's own steps, as another workflow uses it: the reference in-process (a
-    few cases, pass) and a stdio server that exits at once (fail, said in the log)."""
+    few cases, pass), a stdio server that exits at once (fail, said in the log), and a
+    client (the client cases: the hand-written client shipped with the suite, pass)."""
     action = yaml.safe_load(ACTION.read_text())
     step = {"uses": "OWNER/elicit-conformance/docs/ci@v0.3.0",
             "with": {"server": "elicit_conformance.reference.app:app", "pytest-args": "-k BAT-1",
@@ -200,17 +201,23 @@ def test_the_action_alone_against_the_bundled_reference_and_a_server_command(job
     assert job.outputs_read()["verdict"] == "fail"
     ran = "\n".join(job.log[-3:])  # the run step, then the upload (GitHub's own, under always())
     assert "cannot reach --server-command=" in ran, ran
-    assert set(action["inputs"]) >= {"server", "server-command", "revision", "baseline", "not-implemented",
-                                     "snapshots", "strict"}
+    step["with"] = {"client-command": "python -m elicit_conformance.fixtures.clients.raw_client",
+                    "revision": "2026-07-28", "report": "client-report"}
+    job.outputs.write_text("")
+    assert job.run([step]), "\n\n".join(job.log[-2:])
+    assert job.outputs_read()["verdict"] == "pass" and int(job.outputs_read()["passed"]) >= 8, job.outputs_read()
+    assert set(action["inputs"]) >= {"server", "server-command", "client-command", "revision", "baseline",
+                                     "not-implemented", "snapshots", "strict"}
 
 
 def test_an_action_without_a_target_says_so(job: Job, tmp_path: Path) -> None:
     action = yaml.safe_load(ACTION.read_text())
     run_step = next(step for step in action["runs"]["steps"] if step.get("id") == "run")
     done = subprocess.run(["bash", "-c", run_step["run"]], cwd=tmp_path, capture_output=True, text=True,
-                          env=job.environment({"INPUT_SERVER": "", "INPUT_SERVER_COMMAND": ""}))
+                          env=job.environment({"INPUT_SERVER": "", "INPUT_SERVER_COMMAND": "", "INPUT_CLIENT_COMMAND": ""}))
     assert done.returncode == 2
-    assert "give exactly one of the inputs 'server' (module:app or URL) and 'server-command'" in done.stderr
+    assert "give exactly one of the inputs 'server' (module:app or URL), 'server-command' and 'client-command'" \
+        in done.stderr
 
 
 def test_every_output_the_action_declares_is_written() -> None:

@@ -6,12 +6,18 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 report="${INPUT_REPORT:-elicit-conformance-report}"
 
-if [ -n "${INPUT_SERVER:-}" ] && [ -z "${INPUT_SERVER_COMMAND:-}" ]; then
+given=0
+for input in "${INPUT_SERVER:-}" "${INPUT_SERVER_COMMAND:-}" "${INPUT_CLIENT_COMMAND:-}"; do
+  [ -n "$input" ] && given=$((given + 1))
+done
+if [ "$given" -eq 1 ] && [ -n "${INPUT_SERVER:-}" ]; then
   target="--server=$INPUT_SERVER"
-elif [ -n "${INPUT_SERVER_COMMAND:-}" ] && [ -z "${INPUT_SERVER:-}" ]; then
+elif [ "$given" -eq 1 ] && [ -n "${INPUT_SERVER_COMMAND:-}" ]; then
   target="--server-command=$INPUT_SERVER_COMMAND"
+elif [ "$given" -eq 1 ]; then
+  target="--client-command=$INPUT_CLIENT_COMMAND"
 else
-  echo "elicit-conformance: give exactly one of the inputs 'server' (module:app or URL) and 'server-command'" >&2
+  echo "elicit-conformance: give exactly one of the inputs 'server' (module:app or URL), 'server-command' and 'client-command'" >&2
   echo "verdict=fail" >> "${GITHUB_OUTPUT:-/dev/null}"
   exit 2
 fi

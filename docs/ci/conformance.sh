@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The suite against your server, as a CI job runs it (docs/ci/github-actions.yml).
+# The suite against your server (or client), as a CI job runs it (docs/ci/github-actions.yml).
 #
 #   docs/ci/conformance.sh REPORT_DIR TARGET_OPTION [PYTEST_OPTION...]
 #
-#   TARGET_OPTION   --server=module:app, --server=URL or --server-command=COMMAND
+#   TARGET_OPTION   --server=module:app, --server=URL or --server-command=COMMAND (the server
+#                   cases), or --client-command=COMMAND (the client cases)
 #
 # From the environment, each optional:
 #   ELICIT_BASELINE     your expected failures (--conformance-baseline)
@@ -21,7 +22,9 @@ if [ "$#" -lt 2 ]; then
 fi
 report="$1"
 shift
-options=(--pyargs elicit_conformance.cases -p no:cacheprovider "--conformance-report=$report" "$@")
+cases=elicit_conformance.cases
+case "$1" in --client-command=*) cases=elicit_conformance.clients ;; esac
+options=(--pyargs "$cases" -p no:cacheprovider "--conformance-report=$report" "$@")
 [ -n "${ELICIT_BASELINE:-}" ] && options+=("--conformance-baseline=$ELICIT_BASELINE")
 [ -n "${ELICIT_SNAPSHOTS:-}" ] && options+=("--conformance-snapshots=$ELICIT_SNAPSHOTS")
 
