@@ -119,13 +119,17 @@ async def test_cli_each_retry_echoes_the_latest_round_s_state(client_case: Case,
 @async_case
 async def test_cli_a_result_without_result_type_is_complete(client_case: Case, era: str) -> None:
     """Scenario absent-result-type: flight_status answers a result with no resultType; the
-    client takes it as complete: it calls once and never retries."""
+    client takes it as complete: it calls once, never retries, and the call completes with
+    that result (the client exits 0, having printed its text, 'On time')."""
     played = await play(client_case, "absent-result-type", era)
     calls = played.calls("flight_status")
     check("CLI-6", bool(calls), f"the client never called flight_status: {played.exited.said()}")
     check("CLI-6", len(calls) == 1, f"the client called flight_status {len(calls)} time(s) "
           f"({brief([params_of(c) for c in calls])}); a result without resultType is complete, so it calls once "
           f"({played.exited.said()})")
+    check("CLI-6", played.exited.code == 0 and "On time" in played.exited.stdout,
+          f"the call did not complete with the result it was given: {played.exited.said()}; a result without "
+          "resultType is the call's complete result, not an error")
 
 
 @pytest.mark.checks("CLI-8", "CLI-7")

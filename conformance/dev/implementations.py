@@ -48,7 +48,20 @@ CLIENTS_HEAD = """
 
 The client cases (`pytest --pyargs elicit_conformance.clients --client-command=...`) against
 real clients, each through its adapter in `fixtures/clients/` (the versions this repository
-installs: see its `pyproject.toml`): a row per client requirement (docs/client-contract.md).
+installs: see its `pyproject.toml`; measured with fastmcp 4.1.4 and mcp 2.3.0): a row per
+client requirement (docs/client-contract.md).
+
+Why each cell that does not pass does not:
+
+- **CLI-6, both clients** (a result without `resultType`): the MCP SDK's session validates
+  every 2026-07-28 result against the revision's schema before anything else
+  (`mcp/client/session.py:591`, `validate_server_result`, into `mcp_types/methods.py:654`,
+  `serialize_server_result`), where `CallToolResult.resultType` is required, so the call
+  raises a `ValidationError` instead of completing ("clients MUST treat an absent
+  resultType as complete"). fastmcp's client calls through that session
+  (`fastmcp/client/mixins/tools.py:211`). The official suite's
+  `sep-2322-default-result-type-complete` passes both, since it checks only that no retry
+  follows; its run fails all the same, on the client's exit code.
 """
 HEAD = """\
 # Implementations
