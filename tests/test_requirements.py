@@ -9,13 +9,14 @@ import pytest
 from elicit_conformance.clients import contract as client_contract
 from elicit_conformance.fixtures import spec
 from elicit_conformance.requirements import AUDIT, Table, with_audit
+from elicit_conformance.run.sides import CLIENT_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 MRTR = "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr"
 
 
 #: The server table and the client table, held to the same rules.
-TABLES = {"server": None, "client": client_contract.TABLE}
+TABLES = {"server": None, "client": CLIENT_TABLE}
 
 
 @pytest.mark.parametrize("table", list(TABLES.values()), ids=list(TABLES))

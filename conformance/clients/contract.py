@@ -9,14 +9,13 @@ from pathlib import Path
 
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import MODERN
+from elicit_conformance.run.sides import CLIENT_TABLE
 
 from .scenarios import SCENARIOS
 
-TABLE = Path(__file__).parent / "requirements.toml"
-
 
 def render() -> str:
-    table = Table.load(TABLE)
+    table = Table.load(CLIENT_TABLE)
     lines = [
         "# The client contract",
         "",

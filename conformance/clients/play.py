@@ -18,7 +18,6 @@ from .scenario_server import ScenarioServer, serving
 from .scenarios import SCENARIOS
 
 
-
 @dataclass(frozen=True)
 class Played:
     server: Recording
@@ -54,6 +53,13 @@ async def play(case: Case, name: str, revision: str) -> Played:
 
 def params_of(request: dict[str, Any]) -> dict[str, Any]:
     return as_object(request.get("params"))
+
+
+def is_the_answer(sent: Any, wanted: dict[str, Any]) -> bool:
+    """Whether the ElicitResult `sent` is the user's answer `wanted`: the same action, and
+    for an accepted one the same content (anything else it carries, `_meta` say, is free)."""
+    got = as_object(sent)
+    return got.get("action") == wanted["action"] and (wanted["action"] != "accept" or got.get("content") == wanted["content"])
 
 
 def capabilities_of(request: dict[str, Any]) -> Any:

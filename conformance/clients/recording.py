@@ -5,29 +5,19 @@ scripted rounds of 2026-07-28) or a real one (fastmcp, for the handshake era's o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from elicit_conformance.connection.wire import Transcript
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One HTTP request body the client sent: its headers (lower-cased) and its JSON."""
-
-    headers: Mapping[str, str]
-    body: Any
-
-
 @dataclass(eq=False)
 class Recording:
     """`server`, with every JSON-RPC message both ways copied into `transcript` as it
-    passes (a streamed answer message by message), and the client's requests kept whole."""
+    passes (a streamed answer message by message)."""
 
     server: Any
     transcript: Transcript = field(default_factory=Transcript)
-    sent: list[Sent] = field(default_factory=list)
 
     def calls(self, tool: str) -> list[dict[str, Any]]:
         """Each `tools/call` request of `tool`, whole, in the order sent."""
@@ -39,7 +29,8 @@ class Recording:
         return [body for body in self.bodies() if "method" in body and "id" in body]
 
     def bodies(self) -> list[dict[str, Any]]:
-        return [s.body for s in self.sent if isinstance(s.body, dict)]
+        """Every message the client sent, in order."""
+        return [m for direction, m in self.transcript.messages if direction == "client->server" and isinstance(m, dict)]
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -50,8 +41,6 @@ class Recording:
                 request = json.loads(body)
             except ValueError:
                 request = {"unparsed": body.decode("utf-8", "replace")}
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-            self.sent.append(Sent(headers, request))
             self.transcript.messages.append(("client->server", request))
         replayed = False
 

@@ -115,8 +115,9 @@ class ScenarioServer:
 
     async def _gathered(self, request: Any) -> None:
         params = request.get("params") if isinstance(request, dict) else None
-        if not isinstance(params, dict) or request.get("method") != "tools/call" or not isinstance(params, dict) or params.get("name") not in self.together \
-                or "inputResponses" in params or "requestState" in params:
+        first_call = isinstance(params, dict) and request.get("method") == "tools/call" \
+            and "inputResponses" not in params and "requestState" not in params
+        if not first_call or params.get("name") not in self.together:
             return
         self._arrived.add(params["name"])
         if self._arrived >= self.together:

@@ -13,7 +13,7 @@ from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
 
-from .play import Played, capabilities_of, params_of, play
+from .play import Played, capabilities_of, is_the_answer, params_of, play
 from .scenarios import AWKWARD_STATE, SCENARIOS
 
 #: Every case here is about 2026-07-28's rounds.
@@ -42,9 +42,7 @@ def _check_answers(played: Played, scenario: str, retry: dict[str, Any], asked: 
           f"asked {sorted(asked)}, and each asked input is constructed before the retry")
     for key, message in asked.items():
         wanted, sent = SCENARIOS[scenario].answers[message], responses[key]
-        got = {k: v for k, v in (sent if isinstance(sent, dict) else {}).items() if k in ("action", "content")}
-        same = got.get("action") == wanted["action"] and (wanted["action"] != "accept" or got.get("content") == wanted["content"])
-        check("CLI-7", same, f"{message!r} (key {key!r}) was answered {brief(sent)}; the user's answer was {brief(wanted)}")
+        check("CLI-7", is_the_answer(sent, wanted), f"{message!r} (key {key!r}) was answered {brief(sent)}; the user's answer was {brief(wanted)}")
 
 
 @pytest.mark.checks("CLI-1", "CLI-3", "CLI-4", "CLI-5", "CLI-7")

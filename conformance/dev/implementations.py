@@ -24,6 +24,7 @@ from typing import Any
 from elicit_conformance.matrix import columns, markdown
 from elicit_conformance.reporting.report import Report, load_index
 from elicit_conformance.requirements import Table
+from elicit_conformance.run.sides import CLIENT_TABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 KEPT = ROOT / "fixtures" / "peers" / "reports"
@@ -106,13 +107,7 @@ def _matrix(implementations: dict[str, str], table: Table) -> str:
 
 def page() -> str:
     return (HEAD + "\n" + _matrix(IMPLEMENTATIONS, Table.load())
-            + CLIENTS_HEAD + "\n" + _matrix(CLIENTS, Table.load(table_of_clients())))
-
-
-def table_of_clients() -> Path:
-    from elicit_conformance.clients.contract import TABLE
-
-    return TABLE
+            + CLIENTS_HEAD + "\n" + _matrix(CLIENTS, Table.load(CLIENT_TABLE)))
 
 
 def keep(name: str, report: Path) -> None:

@@ -11,6 +11,8 @@ from elicit_conformance.exceptions import UsageProblem
 #: Each side's case modules: a run is "the whole suite" when it collected all of them.
 CASES = Path(__file__).parent.parent / "cases"
 CLIENT_CASES = Path(__file__).parent.parent / "clients"
+#: The client side's requirement table (the server side's is the packaged default).
+CLIENT_TABLE = CLIENT_CASES / "requirements.toml"
 
 
 def cases_of(target: Target) -> Path:
@@ -19,7 +21,7 @@ def cases_of(target: Target) -> Path:
 
 def table_of(target: Target) -> Path | None:
     """The requirement table a target is judged on; None: the packaged server table."""
-    return CLIENT_CASES / "requirements.toml" if target.is_client else None
+    return CLIENT_TABLE if target.is_client else None
 
 
 def check_one_side(target: Target, paths: list[Path]) -> None:
