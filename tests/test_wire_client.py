@@ -83,3 +83,18 @@ def test_a_bare_http_error_status_is_said_as_that_status() -> None:
     # The server's own -32603 is its answer.
     own = answer_of(MCPError(code=mcp_types.INTERNAL_ERROR, message="boom"), "tools/call", "HTTP 500")
     assert isinstance(own, RpcError) and own.error["message"] == "boom"
+
+
+def test_the_connection_layers_own_failure_is_said_as_what_the_server_did() -> None:
+    """Seen once in CI (a process killed under 40 calls): httpcore2's error reached the
+    client without httpx2's mapping, and a run ended in a traceback."""
+    import httpcore2
+
+    from elicit_conformance.connection.faults import connection_fault, fault_in
+
+    cut = httpcore2.RemoteProtocolError("Server disconnected without sending a response.")
+    found = fault_in(BaseExceptionGroup("the transport's task group", [cut]))
+    assert found is cut
+    assert str(connection_fault(found, "tools/call")) == (
+        "the connection closed while tools/call waited for its answer "
+        "(Server disconnected without sending a response.)")

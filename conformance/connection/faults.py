@@ -66,23 +66,28 @@ def not_json_rpc(method: str, sent: str) -> Broken:
 
 
 def transport_fault(error: BaseException) -> bool:
-    """Whether `error` is the HTTP connection failing (the HTTP library's, or the socket's)."""
+    """Whether `error` is the HTTP connection failing: the HTTP library's, the socket's,
+    or its connection layer's own, which once reached the client unmapped (CI, a
+    process killed under 40 calls: `httpcore2.RemoteProtocolError`)."""
+    import httpcore2
     import httpx2
 
-    return isinstance(error, (httpx2.TransportError, OSError))
+    return isinstance(error, (httpx2.TransportError, httpcore2.NetworkError, httpcore2.ProtocolError, OSError))
 
 
 def connection_fault(error: BaseException, method: str | None) -> Broken:
     """A failed HTTP connection, as what the server did while `method` waited (None:
     while nothing did)."""
+    import httpcore2
     import httpx2
 
     waiting = f"while {method} waited for its answer" if method else "between requests"
     text = str(error).strip()
     text = text if len(text) <= 160 else f"{text[:160]}..."  # httpx quotes the bytes it could not read
-    if isinstance(error, httpx2.ConnectError):
+    if isinstance(error, (httpx2.ConnectError, httpcore2.ConnectError)):
         return Broken(f"the connection was refused {waiting}" + (f" ({text})" if text else ""))
-    if isinstance(error, (httpx2.ReadError, httpx2.WriteError, ConnectionResetError)) and not text:
+    if isinstance(error, (httpx2.ReadError, httpx2.WriteError, httpcore2.ReadError, httpcore2.WriteError,
+                          ConnectionResetError)) and not text:
         return Broken(f"the server reset the connection {waiting}")
     return Broken(f"the connection closed {waiting}" + (f" ({text})" if text else ""))
 
