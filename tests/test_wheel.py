@@ -166,19 +166,23 @@ def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_
     assert "not implemented: io.modelcontextprotocol/tasks not offered" in result.stdout, result.stdout[-3000:]
 
 
-def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_path: Path) -> None:
-    """The client cases as a client author runs them: the fastmcp client's adapter, as
-    shipped, by command; each case ends as its kept report says (CLI-6 fails: the SDK
-    session it calls through refuses a result without resultType, docs/implementations.md)
-    and the report is written."""
-    client = f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client"
+@pytest.mark.parametrize("name", ["fastmcp-client", "typescript-client"])
+def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_path: Path,
+                                                               request: pytest.FixtureRequest, name: str) -> None:
+    """The client cases as a client author runs them, by command: the fastmcp client's
+    adapter as shipped, and the TypeScript SDK client's (installed with npm ci); each case
+    ends as its kept report says, and the reports are written."""
+    client = (f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client" if name == "fastmcp-client"
+              else request.getfixturevalue("typescript_client"))
     result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.clients", f"--client-command={client}",
-                         "--conformance-report=report")
-    assert result.returncode == 1, result.stdout[-4000:] + result.stderr[-2000:]
+                         "--conformance-report=report", "--junitxml=junit.xml")
+    kept = {case["test_id"]: case["status"] for case in implementations.committed(name)["cases"]}
+    assert result.returncode == (0 if set(kept.values()) == {"pass"} else 1), result.stdout[-4000:] + result.stderr[-2000:]
     cases = json.loads((tmp_path / "report" / "index.json").read_text())["cases"]
-    kept = {case["test_id"]: case["status"] for case in implementations.committed("fastmcp-client")["cases"]}
     assert {case["test_id"]: case["status"] for case in cases} == kept, cases
-    assert (tmp_path / "report" / "index.html").exists() and (tmp_path / "report" / "verdicts.md").exists()
+    for written in ("report/index.html", "report/verdicts.md", "report/summary.md", "report/badge-2026-07-28.json",
+                    "junit.xml"):
+        assert (tmp_path / written).exists(), written
 
 
 def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The TypeScript peer (fixtures/peers/typescript): building it, serving it, and
-its verdict table in docs/typescript-sdk.md.
+its verdict table in docs/typescript-sdk.md; and installing the TypeScript SDK client's
+adapter (fixtures/clients/typescript).
 
     python -m tests.typescript          # run the suite against it, rewrite the table
                                         # and its golden transcripts
@@ -25,6 +26,7 @@ from elicit_conformance.dev import implementations
 from tests.suite import QUICK, ROOT, SuiteRun, finish, golden_all_same, golden_said, start
 
 PEER = ROOT / "fixtures" / "peers" / "typescript"
+CLIENT = ROOT / "fixtures" / "clients" / "typescript"
 DOC = ROOT / "docs" / "typescript-sdk.md"
 #: Its golden transcripts, one set for both transports (the protocol is the same on each):
 #: written by `python -m tests.typescript`, compared by every run of the test.
@@ -37,25 +39,40 @@ INSTALL_TIMEOUT = 600
 LISTEN_TIMEOUT = 30
 NO_NODE = (
     "`node` and `npm` (Node 20 or later) must be on PATH to build the TypeScript peer "
-    "(fixtures/peers/typescript); install Node.js, or run the tests on a machine that has it"
+    "(fixtures/peers/typescript) and the TypeScript client (fixtures/clients/typescript); "
+    "install Node.js, or run the tests on a machine that has it"
 )
 
 
 def build(directory: Path) -> Path:
     """Install the peer into `directory` with `npm ci` and compile it; its `dist`."""
+    _install(PEER, ("package.json", "package-lock.json", "tsconfig.json", "src"), directory)
+    # The generated tools are registered from the declaration space's JSON (src/space.ts).
+    shutil.copy(ROOT / "fixtures" / "space.json", directory / "space.json")
+    _npm(directory, "run", "build")
+    return directory / "dist"
+
+
+def install_client(directory: Path) -> str:
+    """Install the TypeScript SDK client's adapter (fixtures/clients/typescript) into
+    `directory` with `npm ci`: the command that runs it as a client under test."""
+    _install(CLIENT, ("package.json", "package-lock.json", "client.mjs"), directory)
+    return f"node {directory / 'client.mjs'}"
+
+
+def _install(source: Path, names: tuple[str, ...], directory: Path) -> None:
     if shutil.which("node") is None or shutil.which("npm") is None:
         raise RuntimeError(NO_NODE)
     directory.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json", "tsconfig.json", "src"):
-        source = PEER / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, directory / name)
-    # The generated tools are registered from the declaration space's JSON (src/space.ts).
-    shutil.copy(ROOT / "fixtures" / "space.json", directory / "space.json")
-    for command in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
-        done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-        if done.returncode != 0:
-            raise RuntimeError(f"`{' '.join(command)}` failed in {directory}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return directory / "dist"
+    for name in names:
+        (shutil.copytree if (source / name).is_dir() else shutil.copy)(source / name, directory / name)
+    _npm(directory, "ci", "--no-audit", "--no-fund")
+
+
+def _npm(directory: Path, *arguments: str) -> None:
+    done = subprocess.run(["npm", *arguments], cwd=directory, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    if done.returncode != 0:
+        raise RuntimeError(f"`npm {' '.join(arguments)}` failed in {directory}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
 
 
 def http_log(dist: Path) -> Path:

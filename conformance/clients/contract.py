@@ -28,8 +28,12 @@ def render() -> str:
         "- `MCP_CONFORMANCE_SCENARIO`: the scenario's name (below);",
         "- `MCP_CONFORMANCE_PROTOCOL_VERSION`: the revision to speak;",
         "- `MCP_CONFORMANCE_CONTEXT`: JSON with the scenario's `name`, its `calls` (each a `tool` and its",
-        "  `arguments`: make them all, at once) and its `answers` (by question message: the `ElicitResult`",
-        "  the user gives, which the client's elicitation handler returns).",
+        "  `arguments`: make them all, at once), and what the client's handlers return, each key naming",
+        "  a handler the client has (a key absent: the client has no such handler, and declares no such",
+        "  capability): `answers` (by question message: the `ElicitResult` the user gives, which the",
+        "  elicitation handler returns), `sampling` (by the text of the request's last message: the",
+        "  `CreateMessageResult` the sampling handler returns) and `roots` (the roots the roots handler",
+        "  lists).",
         "",
         "The client exits 0 once every call has completed (printing each call's text), or non-zero",
         "saying why. It has `--conformance-timeout` seconds for a scenario (30 by default), start-up",
@@ -46,8 +50,7 @@ def render() -> str:
         lines += [f"### {scenario.name}", "", f"{scenario.about} ({scenario.revision})", "", "The server:", ""]
         for script in scenario.scripts:
             for number, round_ in enumerate(script.rounds, 1):
-                asked = round_.result() if scenario.revision == MODERN else \
-                    [{"method": "elicitation/create", "params": params} for params in round_.requests.values()]
+                asked = round_.result() if scenario.revision == MODERN else list(round_.requests.values())
                 lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(asked, ensure_ascii=False)}`")
             typed = "" if script.result_type else " (no `resultType`)"
             lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")

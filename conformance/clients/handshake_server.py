@@ -23,7 +23,7 @@ def handshake_app(scripts: Iterable[Script]) -> Any:
 def _asking(script: Script) -> Any:
     async def tool(ctx: Context) -> str:
         for round_ in script.rounds:
-            for params in round_.requests.values():
+            for params in (request["params"] for request in round_.requests.values()):
                 await ctx.session.elicit(message=params["message"], requested_schema=params["requestedSchema"],
                                          related_request_id=ctx.request_id)
         return script.text

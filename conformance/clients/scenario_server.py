@@ -35,8 +35,8 @@ CALLS_AT_MOST = 200
 
 @dataclass(frozen=True)
 class Round:
-    """One `InputRequiredResult`: its requests (key -> `elicitation/create` params) and its
-    `requestState`, None for none."""
+    """One `InputRequiredResult`: its requests (key -> input request: `method` and
+    `params`) and its `requestState`, None for none."""
 
     requests: Mapping[str, Mapping[str, Any]]
     state: str | None = None
@@ -44,8 +44,7 @@ class Round:
     def result(self) -> dict[str, Any]:
         asked: dict[str, Any] = {"resultType": "input_required"}
         if self.requests:
-            asked["inputRequests"] = {key: {"method": "elicitation/create", "params": dict(params)}
-                                      for key, params in self.requests.items()}
+            asked["inputRequests"] = {key: dict(request) for key, request in self.requests.items()}
         if self.state is not None:
             asked["requestState"] = self.state
         return asked

@@ -21,13 +21,23 @@ AWKWARD_STATE = '{"v": 1, "note": "caf\u00e9 \u2708 \\"quoted\\"  two  spaces\\\
 def _text(message: str, mode: str | None = "form") -> dict[str, Any]:
     """A form question for a string; with `mode=None` the request names no mode, as a server
     may for a form ("servers MAY omit the mode field for form mode elicitation requests")."""
-    return {"message": message, **({"mode": mode} if mode else {}),
-            "requestedSchema": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}
+    return {"method": "elicitation/create", "params": {
+        "message": message, **({"mode": mode} if mode else {}),
+        "requestedSchema": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}}
 
 
 def _flag(message: str) -> dict[str, Any]:
-    return {"message": message, "mode": "form",
-            "requestedSchema": {"type": "object", "properties": {"value": {"type": "boolean"}}, "required": ["value"]}}
+    return {"method": "elicitation/create", "params": {
+        "message": message, "mode": "form",
+        "requestedSchema": {"type": "object", "properties": {"value": {"type": "boolean"}}, "required": ["value"]}}}
+
+
+def _sample(prompt: str) -> dict[str, Any]:
+    return {"method": "sampling/createMessage", "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}], "maxTokens": 50}}
+
+
+ROOTS_REQUEST = {"method": "roots/list", "params": {}}
 
 
 def accept(value: Any) -> dict[str, Any]:
@@ -43,20 +53,36 @@ class ClientScenario:
     about: str
     scripts: tuple[Script, ...]
     calls: tuple[tuple[str, Mapping[str, Any]], ...]
-    answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: What each handler of the client returns; None (or, for sampling, empty): the client
+    #: has no such handler.
+    answers: Mapping[str, Mapping[str, Any]] | None = field(default_factory=dict)
+    #: By the text of a sampling request's last message: the `CreateMessageResult`.
+    sampling: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    roots: tuple[Mapping[str, Any], ...] | None = None
     #: Tools whose first calls the server answers together (the client makes them at once).
     together: frozenset[str] = frozenset()
     #: The revision it is played on.
     revision: str = MODERN
 
     def context(self) -> dict[str, Any]:
-        """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`)."""
-        return {"calls": [{"tool": tool, "arguments": dict(arguments)} for tool, arguments in self.calls],
-                "answers": {message: dict(answer) for message, answer in self.answers.items()}}
+        """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`): the calls, and
+        a key for each handler it has."""
+        context: dict[str, Any] = {"calls": [{"tool": tool, "arguments": dict(arguments)} for tool, arguments in self.calls]}
+        if self.answers is not None:
+            context["answers"] = {message: dict(answer) for message, answer in self.answers.items()}
+        if self.sampling:
+            context["sampling"] = {prompt: dict(result) for prompt, result in self.sampling.items()}
+        if self.roots is not None:
+            context["roots"] = [dict(root) for root in self.roots]
+        return context
 
 
 WHERE, WHEN, CABIN = "Where would you like to fly?", "When would you like to fly?", "Which cabin class?"
 SEAT = "Window or aisle on the way to Paris?"
+PROMPT = "Suggest a neighbourhood in Paris for a first visit, in five words."
+SUGGESTION = {"role": "assistant", "content": {"type": "text", "text": "Le Marais, walkable and central."},
+              "model": "scripted-model", "stopReason": "endTurn"}
+TRIP_ROOTS = ({"uri": "file:///home/traveller/trips", "name": "Trips"},)
 HOTEL = "Which hotel in Paris?"
 CONFIRM = "Shall we book it?"
 
@@ -103,7 +129,13 @@ SCENARIOS = {s.name: s for s in (
         (Script("book_trip", (Round({"destination": _text(WHERE), "date": _text(WHEN)}),), "Booked"),),
         (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}}, revision=HANDSHAKE),
     ClientScenario(
-        "absent-result-type", "A result without resultType, as a server of an earlier revision sends it.",
+        "sampling-roots", "A round of a sampling/createMessage and a roots/list request, no question: a client "
+        "with a sampling and a roots handler, and no elicitation handler, answers both through them.",
+        (Script("plan_trip", (Round({"suggestion": _sample(PROMPT), "folders": ROOTS_REQUEST}, "plan-1"),), "Planned"),),
+        (("plan_trip", {}),), None, {PROMPT: SUGGESTION}, TRIP_ROOTS),
+    ClientScenario(
+        "absent-result-type", "A result without resultType, as a server of an earlier revision sends it (from "
+        "this 2026-07-28 server: the client need not complete the call with it, only not take it as asking).",
         (Script("flight_status", (), "On time", result_type=False),),
         (("flight_status", {}),)),
 )}

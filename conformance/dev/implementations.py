@@ -12,11 +12,13 @@ is drawn from what is kept.
 
     python -m elicit_conformance.dev.implementations            # the page, from what is kept
     python -m elicit_conformance.dev.implementations NAME=REPORT  # keep a run's report, then the page
+    python -m elicit_conformance.dev.implementations --official NAME=RESULTS  # keep a client's official runs
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,26 +45,58 @@ IMPLEMENTATIONS = {
 CLIENTS = {
     "fastmcp-client": "fastmcp",
     "mcp-sdk-client": "MCP Python SDK",
+    "typescript-client": "TypeScript SDK",
 }
 CLIENTS_HEAD = """
 ## Clients
 
 The client cases (`pytest --pyargs elicit_conformance.clients --client-command=...`) against
 real clients, each through its adapter in `fixtures/clients/` (the versions this repository
-installs: see its `pyproject.toml`; measured with fastmcp 4.1.4 and mcp 2.3.0): a row per
+installs: see its `pyproject.toml` and `fixtures/clients/typescript/package-lock.json`;
+measured with fastmcp 4.1.4, mcp 2.3.0 and @modelcontextprotocol/client 2.4.0): a row per
 client requirement (docs/client-contract.md).
 
-Why each cell that does not pass does not:
+Every cell passes. What the three do that no row judges: each refuses a result without
+`resultType` from the scenario's server, a 2026-07-28 one (whose results MUST carry it), and
+the call fails. The MCP SDK's session validates every 2026-07-28 result against the revision's
+schema (`mcp/client/session.py:591`, into `mcp_types/methods.py:654`), fastmcp's client calls
+through that session (`fastmcp/client/mixins/tools.py:211`), and the TypeScript SDK's
+2026-07-28 decoder says why in its error (`@modelcontextprotocol/client/dist/src-CeKsbNLO.mjs:3959`:
+"the absent-means-complete bridge applies only to earlier-revision servers"). The sentence
+("For backward compatibility with servers implementing earlier protocol versions ... clients
+MUST treat an absent resultType as complete") binds results of earlier revisions' servers, so
+CLI-6 judges what it binds here, that the client does not take such a result as asking (no
+retry), as the official suite's `sep-2322-default-result-type-complete` does.
+"""
+OFFICIAL_HEAD = """
+### Beside the official client mode
 
-- **CLI-6, both clients** (a result without `resultType`): the MCP SDK's session validates
-  every 2026-07-28 result against the revision's schema before anything else
-  (`mcp/client/session.py:591`, `validate_server_result`, into `mcp_types/methods.py:654`,
-  `serialize_server_result`), where `CallToolResult.resultType` is required, so the call
-  raises a `ValidationError` instead of completing ("clients MUST treat an absent
-  resultType as complete"). fastmcp's client calls through that session
-  (`fastmcp/client/mixins/tools.py:211`). The official suite's
-  `sep-2322-default-result-type-complete` passes both, since it checks only that no retry
-  follows; its run fails all the same, on the client's exit code.
+The official suite's client scenarios on asking (`@modelcontextprotocol/conformance`
+0.2.0-alpha.12: `sep-2322-client-request-state`, `request-metadata`,
+`elicitation-sep1034-client-defaults`), run against the same adapters
+(tests/test_official_suite.py; each adapter makes the calls of the official everything-client,
+`fixtures/clients/adapter.py`'s `OFFICIAL`). Where both judge the same behaviour (the last
+column names the row) they agree, and the test fails if they stop agreeing.
+
+What the official scenarios check that this suite does not: the `MCP-Protocol-Version` header
+on each POST and its match with `_meta`, `clientInfo`, and a retry with a supported version
+after -32022 (`request-metadata`: version negotiation, not asking; the two Python clients,
+pinned to 2026-07-28 by their adapters, end the call on -32022, since the SDK's retry with
+another version is in its automatic mode's probe, `mcp/client/_probe.py:72`); and a form's
+defaults filled into an accepted answer (`elicitation-sep1034-client-defaults`: "Clients that
+support defaults SHOULD pre-populate form fields with these values"; the official check fails
+a client that does not support defaults, as neither Python client does, which that sentence
+allows, so this suite has no such row; the TypeScript SDK does it when the client declares
+`elicitation.form.applyDefaults`, as its adapter does). Every official run fails on a client's
+exit code where a call failed (all three on `sep-2322`, for the result without `resultType`).
+
+What this suite checks that the official scenarios do not: a response under every key of a
+round (CLI-4) and each the user's answer under its own key, declined and cancelled ones too
+(CLI-7); several questions in one round; rounds that depend on earlier answers and a round of
+state alone; the elicitation capability on every request, retries included (CLI-5; the official
+check reads its shape where present); a request without `mode` answered as a form (CLI-10); a
+bound on rounds (CLI-9); sampling and roots requests inside a round, dispatched to their
+handlers and declared (CLI-12, CLI-13, CLI-14); and the handshake era's capability (CLI-11).
 """
 HEAD = """\
 # Implementations
@@ -107,7 +141,8 @@ def _matrix(implementations: dict[str, str], table: Table) -> str:
 
 def page() -> str:
     return (HEAD + "\n" + _matrix(IMPLEMENTATIONS, Table.load())
-            + CLIENTS_HEAD + "\n" + _matrix(CLIENTS, Table.load(CLIENT_TABLE)))
+            + CLIENTS_HEAD + "\n" + _matrix(CLIENTS, Table.load(CLIENT_TABLE))
+            + OFFICIAL_HEAD + "\n" + official_table())
 
 
 def keep(name: str, report: Path) -> None:
@@ -131,10 +166,78 @@ def with_sdk_table(doc: str) -> str:
     return head + START + sdk_table() + END + rest.split(END, 1)[1]
 
 
+#: The official suite's client scenarios on asking (0.2.0-alpha.12), each run against every
+#: real client's adapter (tests/test_official_suite.py); what each found is kept here.
+OFFICIAL_SCENARIOS = ("sep-2322-client-request-state", "request-metadata", "elicitation-sep1034-client-defaults")
+OFFICIAL_KEPT = CLIENTS_KEPT / "official"
+#: Where an official check and a client row judge the same behaviour: the two must agree.
+SAME_BEHAVIOUR = {"sep-2322-client-request-state-echoed": "CLI-1", "sep-2322-client-jsonrpc-id-different": "CLI-3",
+                  "sep-2322-client-no-state-omitted": "CLI-2", "sep-2322-client-parallel-isolation": "CLI-8",
+                  "sep-2322-default-result-type-complete": "CLI-6"}
+
+
+def run_official(official: Path, command: str, results: Path, env: dict[str, str], timeout: float) -> None:
+    """Run each official client scenario against the client `command`, with the official
+    suite installed in `official`, into `results` (what `official_found` reads)."""
+    exits = {}
+    for scenario in OFFICIAL_SCENARIOS:
+        done = subprocess.run([str(official / "node_modules" / ".bin" / "conformance"), "client", "--command", command,
+                               "--scenario", scenario, "-o", str(results / scenario)],
+                              cwd=official, capture_output=True, text=True, timeout=timeout, env=env)
+        if not list((results / scenario).rglob("checks.json")):
+            raise RuntimeError(f"the official {scenario} wrote no checks:\n{done.stdout[-3000:]}{done.stderr[-2000:]}")
+        exits[scenario] = done.returncode
+    (results / "exits.json").write_text(json.dumps(exits), encoding="utf-8")
+
+
+def official_found(results: Path) -> dict[str, Any]:
+    """What official client runs found, from their output folder (`results/<scenario>/`,
+    each holding the official suite's checks.json) and `exits` (scenario -> the official
+    run's exit code): each check's status (its INFO lines, a log, left out)."""
+    checks = {}
+    for scenario in OFFICIAL_SCENARIOS:
+        for found in sorted((results / scenario).rglob("checks.json")):
+            checks.update({check["id"]: check["status"] for check in json.loads(found.read_text(encoding="utf-8"))
+                           if check["status"] != "INFO"})
+    exits = json.loads((results / "exits.json").read_text(encoding="utf-8"))
+    return {"exits": {scenario: exits[scenario] for scenario in OFFICIAL_SCENARIOS}, "checks": dict(sorted(checks.items()))}
+
+
+def official_committed(name: str) -> dict[str, Any]:
+    return json.loads((OFFICIAL_KEPT / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def keep_official(name: str, results: Path) -> None:
+    if name not in CLIENTS:
+        raise SystemExit(f"{name}: not one of {', '.join(CLIENTS)}")
+    OFFICIAL_KEPT.mkdir(exist_ok=True)
+    (OFFICIAL_KEPT / f"{name}.json").write_text(json.dumps(official_found(results), indent=1) + "\n", encoding="utf-8")
+
+
+def official_table() -> str:
+    """The official client checks against each real client, beside this suite's row for the
+    same behaviour."""
+    found = {name: official_committed(name) for name in CLIENTS}
+    lines = ["| official check | " + " | ".join(CLIENTS.values()) + " | this suite |",
+             "|---|" + "---|" * (len(CLIENTS) + 1)]
+    for check in next(iter(found.values()))["checks"]:
+        ours = SAME_BEHAVIOUR.get(check, "")
+        lines.append(f"| {check} | " + " | ".join(found[name]["checks"].get(check, "") for name in CLIENTS)
+                     + f" | {ours} |")
+    lines.append(f"| the official run's exit code ({', '.join(OFFICIAL_SCENARIOS)}) | " + " | ".join(
+        ", ".join(str(code) for code in found[name]["exits"].values()) for name in CLIENTS) + " | |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
+    official = False
     for argument in argv:
+        if argument == "--official":
+            official = True
+            continue
         name, _, report = argument.partition("=")
-        keep(name, Path(report))
+        (keep_official if official else keep)(name, Path(report))
+        official = False
     PAGE.write_text(page(), encoding="utf-8")
     SDK_PAGE.write_text(with_sdk_table(SDK_PAGE.read_text()), encoding="utf-8")
     return 0
