@@ -62,9 +62,12 @@ def test_a_real_client_does_what_its_kept_report_says(request: pytest.FixtureReq
 MUTANTS = {
     **{fault: (f"{RAW} --fault {fault}", breaks, summary, (RAW_REVISION,), None)
        for fault, (breaks, summary) in FAULTS.items()},
-    # On both revisions: a real client patched (tests/undeclared_client.py).
+    # On both revisions: a real client patched (tests/undeclared_client.py, tests/made_up_client.py).
     "elicitation-undeclared": (f"{sys.executable} {Path(__file__).parent / 'undeclared_client.py'}", ("CLI-5", "CLI-11"),
                                "the fastmcp client answering questions it never declared it can", (), "fastmcp-client"),
+    "answers-made-up-by-a-real-client": (f"{sys.executable} {Path(__file__).parent / 'made_up_client.py'}", ("CLI-15",),
+                                         "the MCP SDK client accepting, without a handler, what it was asked", (),
+                                         "mcp-sdk-client"),
 }
 
 

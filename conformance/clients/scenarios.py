@@ -134,6 +134,17 @@ SCENARIOS = {s.name: s for s in (
         (Script("plan_trip", (Round({"suggestion": _sample(PROMPT), "folders": ROOTS_REQUEST}, "plan-1"),), "Planned"),),
         (("plan_trip", {}),), None, {PROMPT: SUGGESTION}, TRIP_ROOTS),
     ClientScenario(
+        "no-handler", "One question asked of a client with no elicitation handler (which declared none): it "
+        "has no answer to give, so it gives none: it ends the call, hands the round to its caller, or declines "
+        "or cancels it, and accepts nothing.",
+        (Script("book_destination", (Round({"destination": _text(WHERE)}, "nh-1"),), "Booked"),),
+        (("book_destination", {"ref": "no-handler"}),), None),
+    ClientScenario(
+        "no-handler-handshake", "On 2025-11-25: a call that asks one question by elicitation/create of a client "
+        "with no elicitation handler: its reply accepts nothing (an error, or a decline or cancel).",
+        (Script("book_destination", (Round({"destination": _text(WHERE)}),), "Booked"),),
+        (("book_destination", {}),), None, revision=HANDSHAKE),
+    ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it (from "
         "this 2026-07-28 server: the client need not complete the call with it, only not take it as asking).",
         (Script("flight_status", (), "On time", result_type=False),),

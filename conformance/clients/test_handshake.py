@@ -48,3 +48,20 @@ async def test_cli_handshake_questions_are_answered_while_the_call_is_open(clien
         reply = replies.get(request_id)
         wanted = answers[message]
         check("CLI-7", is_the_answer(as_object(reply).get("result"), wanted), f"{message!r} was answered {brief(reply)}; the user's answer was {brief(wanted)}")
+
+
+@pytest.mark.checks("CLI-15")
+@async_case
+async def test_cli_handshake_a_client_without_a_handler_accepts_no_question(client_case: Case, era: str) -> None:
+    """Scenario no-handler-handshake: book_destination asks one question by elicitation/create
+    of a client with no elicitation handler; the client's reply is an error, or a decline or
+    cancel: nothing accepted."""
+    played = await play(client_case, "no-handler-handshake", era)
+    asked = _asked(client_case.transcript.messages)
+    check("CLI-15", bool(asked), f"the server never asked: the client did not call book_destination "
+          f"({played.exited.said()})")
+    replies = {body.get("id"): body for body in played.server.bodies() if "method" not in body and "id" in body}
+    for request_id in asked:
+        result = as_object(as_object(replies.get(request_id)).get("result"))
+        check("CLI-15", result.get("action") != "accept", f"the client accepted the question with {brief(result)}, "
+              "though it has no elicitation handler: no user gave that answer")

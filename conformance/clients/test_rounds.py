@@ -217,3 +217,20 @@ async def test_cli_sampling_and_roots_in_a_round_go_to_their_handlers(client_cas
             check(row, isinstance(capabilities.get(capability), dict),
                   f"{request.get('method')} (id {request.get('id')!r}) declared the client capabilities "
                   f"{brief(capabilities)}; a client that answers {capability} requests declares it on each request")
+
+
+@pytest.mark.checks("CLI-15")
+@async_case
+async def test_cli_a_client_without_a_handler_accepts_no_question(client_case: Case, era: str) -> None:
+    """Scenario no-handler: book_destination asks one question of a client that has no
+    elicitation handler; the client calls, and no retry it makes carries an accepted answer
+    under 'destination' (ending the call, handing the round back, declining or cancelling
+    are all its own to choose)."""
+    played = await play(client_case, "no-handler", era)
+    calls = played.calls("book_destination")
+    check("CLI-15", bool(calls), f"the client never called book_destination: {played.exited.said()}")
+    for retry in calls[1:]:
+        sent = _responses(retry).get("destination")
+        check("CLI-15", as_object(sent).get("action") != "accept",
+              f"the retry {brief(params_of(retry))} accepted the question with {brief(sent)}, though the client has "
+              "no elicitation handler: no user gave that answer")
