@@ -47,14 +47,34 @@ def test_a_right_client_passes_every_case(tmp_path: Path) -> None:
     assert set(statuses.values()) == {"pass"}, statuses
 
 
-@pytest.mark.parametrize("name", REAL)
-def test_a_real_client_does_what_its_kept_report_says(request: pytest.FixtureRequest, tmp_path: Path, name: str) -> None:
-    """What docs/implementations.md shows of a real client is what it does today."""
-    run = suite.run(tmp_path / "run", f"--client-command={real_command(request, name)}", cases=CLIENT_CASES)
-    assert run.returncode in (0, 1) and run.index["cases"], _said(run)
-    assert implementations.kept(run.index) == implementations.committed(name), (
+#: Each real client's golden transcripts, what it sent case by case (its `--conformance-snapshots`).
+GOLDEN = suite.ROOT / "fixtures" / "clients" / "golden"
+
+
+def check_kept(name: str, command: str, index: dict[str, Any], report: Path, output: str) -> None:
+    """A real client's run (its report's `index`) is what docs/implementations.md shows of it,
+    and what it sent is its golden transcripts (a client that changes what it sends, verdicts
+    unchanged, is seen here first)."""
+    assert implementations.kept(index) == implementations.committed(name), (
         f"fixtures/clients/reports/{name}.json is stale: run `python -m elicit_conformance.dev.implementations "
-        f"{name}={run.directory / 'report'}`")
+        f"{name}={report}`")
+    # A case marked transcript_varies is compared with nothing ("").
+    changed = {case["test_id"]: case["golden_found"] for case in index["cases"] if case["golden_found"] not in ("same", "")}
+    assert not changed, (f"{name} sent otherwise than its golden transcripts ({changed}): review the diffs below, and "
+                         f"if meant, run `pytest --pyargs elicit_conformance.clients --client-command=\"{command}\" "
+                         f"--conformance-snapshots={GOLDEN / name} --snapshot-update`\n{output[-3000:]}")
+
+
+@pytest.mark.parametrize("name", list(PYTHON_REAL))
+def test_a_real_client_does_what_its_kept_report_says(tmp_path: Path, name: str) -> None:
+    """The Python clients of this checkout's venv (fastmcp 4.2, which pip resolves without the
+    tasks extra, and the TypeScript SDK's are run the same way from the built wheel,
+    tests/test_wheel.py: one run each proves both)."""
+    command = PYTHON_REAL[name]
+    run = suite.run(tmp_path / "run", f"--client-command={command}", f"--conformance-snapshots={GOLDEN / name}",
+                    cases=CLIENT_CASES)
+    assert run.returncode in (0, 1) and run.index["cases"], _said(run)
+    check_kept(name, command, run.index, run.directory / "report", run.output)
 
 
 #: Each mutant client: its command, the rows it breaks, what it does, the run's options, and

@@ -21,6 +21,7 @@ import pytest
 
 from elicit_conformance.catalog import load
 from elicit_conformance.dev import implementations
+from tests import test_clients
 from tests.suite import QUICK, ROOT, checked, child_environment, golden_all_same, source_copy
 from tests.typescript import build, http_server
 
@@ -166,20 +167,25 @@ def test_suite_passes_against_the_bundled_reference_from_an_empty_folder_on_two_
     assert "not implemented: io.modelcontextprotocol/tasks not offered" in result.stdout, result.stdout[-3000:]
 
 
-@pytest.mark.parametrize("name", ["fastmcp-client", "typescript-client"])
+#: The real clients judged from the wheel: the fastmcp client of the wheel's venv (4.2, as pip
+#: resolves it without the tasks extra), and the TypeScript SDK's.
+@pytest.mark.parametrize("name", ["fastmcp-4.2-client", "typescript-client"])
 def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_path: Path,
                                                                request: pytest.FixtureRequest, name: str) -> None:
     """The client cases as a client author runs them, by command: the fastmcp client's
-    adapter as shipped, and the TypeScript SDK client's (installed with npm ci); each case
-    ends as its kept report says, and the reports are written."""
-    client = (f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client" if name == "fastmcp-client"
+    adapter as shipped, on the fastmcp the wheel's venv resolved (4.2), and the TypeScript
+    SDK client's (installed with npm ci); each run is
+    what its kept report and golden transcripts say (tests/test_clients.py's check, for these
+    two real clients), and the reports are written."""
+    client = (f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client" if name == "fastmcp-4.2-client"
               else request.getfixturevalue("typescript_client"))
     result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.clients", f"--client-command={client}",
-                         "--conformance-report=report", "--junitxml=junit.xml")
+                         "--conformance-report=report", "--junitxml=junit.xml",
+                         f"--conformance-snapshots={test_clients.GOLDEN / name}")
     kept = {case["test_id"]: case["status"] for case in implementations.committed(name)["cases"]}
     assert result.returncode == (0 if set(kept.values()) == {"pass"} else 1), result.stdout[-4000:] + result.stderr[-2000:]
-    cases = json.loads((tmp_path / "report" / "index.json").read_text())["cases"]
-    assert {case["test_id"]: case["status"] for case in cases} == kept, cases
+    test_clients.check_kept(name, client, json.loads((tmp_path / "report" / "index.json").read_text()),
+                            tmp_path / "report", result.stdout)
     for written in ("report/index.html", "report/verdicts.md", "report/summary.md", "report/badge-2026-07-28.json",
                     "junit.xml"):
         assert (tmp_path / written).exists(), written

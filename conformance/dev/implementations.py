@@ -43,18 +43,23 @@ IMPLEMENTATIONS = {
 }
 #: The clients, the same way (tests/test_clients.py runs each and compares what is kept).
 CLIENTS = {
-    "fastmcp-client": "fastmcp",
+    "fastmcp-client": "fastmcp 4.1",
+    "fastmcp-4.2-client": "fastmcp 4.2",
     "mcp-sdk-client": "MCP Python SDK",
     "typescript-client": "TypeScript SDK",
 }
+#: The clients the official client scenarios run against (from this checkout's venv).
+OFFICIAL_CLIENTS = ("fastmcp-client", "mcp-sdk-client", "typescript-client")
 CLIENTS_HEAD = """
 ## Clients
 
 The client cases (`pytest --pyargs elicit_conformance.clients --client-command=...`) against
-real clients, each through its adapter in `fixtures/clients/` (the versions this repository
-installs: see its `pyproject.toml` and `fixtures/clients/typescript/package-lock.json`;
-measured with fastmcp 4.1.4, mcp 2.3.0 and @modelcontextprotocol/client 2.4.0): a row per
-client requirement (docs/client-contract.md).
+real clients, each through its adapter in `fixtures/clients/`: fastmcp 4.1 (4.1.4, with
+fastmcp-tasks, in this repository's venv), fastmcp 4.2 (4.2.3, what pip resolves for the
+suite installed without the tasks extra: tests/test_wheel.py's venv), the MCP Python SDK
+(mcp 2.3.0) and the TypeScript SDK (@modelcontextprotocol/client 2.4.0, pinned by
+`fixtures/clients/typescript/package-lock.json`): a row per client requirement
+(docs/client-contract.md).
 
 Every cell passes. What the three do that no row judges: each refuses a result without
 `resultType` from the scenario's server, a 2026-07-28 one (whose results MUST carry it), and
@@ -208,8 +213,8 @@ def official_committed(name: str) -> dict[str, Any]:
 
 
 def keep_official(name: str, results: Path) -> None:
-    if name not in CLIENTS:
-        raise SystemExit(f"{name}: not one of {', '.join(CLIENTS)}")
+    if name not in OFFICIAL_CLIENTS:
+        raise SystemExit(f"{name}: not one of {', '.join(OFFICIAL_CLIENTS)}")
     OFFICIAL_KEPT.mkdir(exist_ok=True)
     (OFFICIAL_KEPT / f"{name}.json").write_text(json.dumps(official_found(results), indent=1) + "\n", encoding="utf-8")
 
@@ -217,15 +222,15 @@ def keep_official(name: str, results: Path) -> None:
 def official_table() -> str:
     """The official client checks against each real client, beside this suite's row for the
     same behaviour."""
-    found = {name: official_committed(name) for name in CLIENTS}
-    lines = ["| official check | " + " | ".join(CLIENTS.values()) + " | this suite |",
-             "|---|" + "---|" * (len(CLIENTS) + 1)]
+    found = {name: official_committed(name) for name in OFFICIAL_CLIENTS}
+    lines = ["| official check | " + " | ".join(CLIENTS[name] for name in OFFICIAL_CLIENTS) + " | this suite |",
+             "|---|" + "---|" * (len(OFFICIAL_CLIENTS) + 1)]
     for check in next(iter(found.values()))["checks"]:
         ours = SAME_BEHAVIOUR.get(check, "")
-        lines.append(f"| {check} | " + " | ".join(found[name]["checks"].get(check, "") for name in CLIENTS)
+        lines.append(f"| {check} | " + " | ".join(found[name]["checks"].get(check, "") for name in OFFICIAL_CLIENTS)
                      + f" | {ours} |")
     lines.append(f"| the official run's exit code ({', '.join(OFFICIAL_SCENARIOS)}) | " + " | ".join(
-        ", ".join(str(code) for code in found[name]["exits"].values()) for name in CLIENTS) + " | |")
+        ", ".join(str(code) for code in found[name]["exits"].values()) for name in OFFICIAL_CLIENTS) + " | |")
     return "\n".join(lines) + "\n"
 
 
