@@ -22,8 +22,10 @@ from pathlib import Path
 
 from elicit_conformance.exceptions import ReportError
 from elicit_conformance.reporting.html import STYLE, verdicts
+from elicit_conformance.reporting.cells import Cell
 from elicit_conformance.reporting.report import Report, cited, load_index
 from elicit_conformance.requirements import Table
+from elicit_conformance.status import Status
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,8 @@ class Column:
     label: str
     transport: str
     revision: str
-    #: The run's cell of each requirement row, by row ID ("" where no case checks it).
-    cells: dict[str, str]
+    #: The run's cell of each requirement row, by row ID (absent where no case checks it).
+    cells: dict[str, Cell]
 
     @property
     def heading(self) -> str:
@@ -45,7 +47,7 @@ def columns(label: str, report: Report, table: Table) -> list[Column]:
     names, rows = report.verdict_table(table)
     found = [Column(label, report.transport, name, {row.id: cells[i] for row, cells in rows})
              for i, name in enumerate(names)]
-    return [c for c in found if any(verdict(cell) not in ("", "skipped") for cell in c.cells.values())]
+    return [c for c in found if any(cell.status not in ("", Status.SKIPPED) for cell in c.cells.values())]
 
 
 def read(argument: str, table: Table) -> list[Column]:
@@ -63,22 +65,22 @@ def read(argument: str, table: Table) -> list[Column]:
     return columns(label or report.target, report, table)
 
 
-def verdict(cell: str) -> str:
-    """A cell's verdict alone: "pass (1 of 2 cases; ...)" -> "pass"."""
-    return cell.split(" (", 1)[0].split(":", 1)[0]
+def verdict(cell: Cell) -> str:
+    """What a matrix cell shows: the verdict alone ("pass", not "pass (1 of 2 cases; ...)")."""
+    return cell.status
 
 
 def markdown(matrix: list[Column], table: Table) -> str:
     rows = [r for r in table.rows.values() if not r.excluded]
     lines = ["| Requirement | Level | " + " | ".join(c.heading for c in matrix) + " | Source |",
              "|---|---|" + "---|" * (len(matrix) + 1)]
-    lines += [f"| {row.id} | {row.level} | " + " | ".join(verdict(c.cells.get(row.id, "")) for c in matrix)
+    lines += [f"| {row.id} | {row.level} | " + " | ".join(verdict(c.cells.get(row.id, Cell())) for c in matrix)
               + f" | {cited(table.source_of(row.id))} |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
 def html(matrix: list[Column], table: Table) -> str:
-    rows = [(row, [c.cells.get(row.id, "") for c in matrix]) for row in table.rows.values() if not row.excluded]
+    rows = [(row, [c.cells.get(row.id, Cell()) for c in matrix]) for row in table.rows.values() if not row.excluded]
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>elicit-conformance: '
             f"implementations</title><style>{STYLE}</style></head><body><h1>elicit-conformance: which "
             "implementation conforms to which requirement</h1>"

@@ -80,11 +80,6 @@ class Ledger:
         return sentence
 
 
-@functools.cache
-def _packaged() -> Table:
-    return Table.load()
-
-
 #: The ledger recording now: the running case's, which its fixture owns and sets for
 #: the case's duration (`recording`). One case runs at a time per process (an xdist
 #: worker is a process). A pointer, not a context variable: a case's checks may run on
@@ -104,8 +99,16 @@ def recording(ledger: Ledger) -> Iterator[Ledger]:
 
 
 def current() -> Ledger:
-    """The running case's ledger; outside a run, a scratch one on the packaged table."""
-    return _recording if _recording is not None else Ledger(_packaged())
+    """The running case's ledger.
+
+    Raises:
+        RuntimeError: no ledger is recording: a check made outside a case (or outside a
+            `recording` block a tool opens for its own checks) would be judged nowhere.
+    """
+    if _recording is None:
+        raise RuntimeError("a check was made outside a case: its verdict would be recorded nowhere; run it "
+                           "in a case, or inside `with verdict.recording(Ledger(table)):`")
+    return _recording
 
 
 def check(row: str, holds: bool, observed: str) -> None:

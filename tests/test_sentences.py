@@ -81,10 +81,13 @@ def test_a_row_that_held_until_another_row_failed_reads_not_reached() -> None:
     assert row_results(passed, ledger, None)["GEN-1"]["status"] == Status.PASS  # a case that ran to its end
 
 
-def test_the_terminal_says_each_failure_once_without_tracebacks(pytester: pytest.Pytester) -> None:
+def test_the_terminal_says_each_failure_once_without_tracebacks(pytester: pytest.Pytester,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A mutant with many failures, in-process: each failure's sentence once (its
-    section; the summary names the case and its rows), no framework log or traceback
-    (they are in the report's client log), and a roll-up a line per cause."""
+    section; the summary names the case and its rows, and so does pytest's short summary
+    line, from the verdict's data), no framework log or traceback (they are in the report's
+    client log), and a roll-up a line per cause."""
+    monkeypatch.setenv("COLUMNS", "400")  # pytest clips a short summary line to the terminal's width
     result = pytester.runpytest_subprocess(
         "--pyargs", "elicit_conformance.cases", "--server=elicit_conformance.fixtures.mutants.one_per_round:app",
         "-k", "test_scenario and 2026-07-28", "-p", "no:cacheprovider", "--conformance-report=report",
@@ -97,7 +100,9 @@ def test_the_terminal_says_each_failure_once_without_tracebacks(pytester: pytest
     said = Counter(case["message"] for case in failed)  # two cases may fail alike (OPT-5 and OPT-5/cancel)
     for case in failed:
         assert out.count(case["message"]) == said[case["message"]], (case["test_id"], out.count(case["message"]))
-        assert re.search(rf"FAIL: {re.escape(case['test_id'])}: [A-Z]+-\d+.* \(its sentence is above\)", out)
+        rows = ", ".join(row for row, result in case["rows"].items() if result["status"] in ("fail", "timed out"))
+        assert f"FAIL: {case['test_id']}: {rows} (its sentence is above)" in out, case["test_id"]
+        assert f"{case['test_id']} - {rows}\n" in out, case["test_id"]
     for noise in ("Traceback", "Captured stderr", "Captured log", "Error calling tool"):
         assert noise not in out, noise
     assert "Error calling tool" in "".join(p.read_text() for p in (pytester.path / "report").rglob("client-*.log"))

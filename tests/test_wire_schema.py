@@ -118,6 +118,7 @@ def test_the_judge_is_the_published_schema_pinned_by_digest() -> None:
 def test_a_failure_names_the_result_its_schema_refuses() -> None:
     """A case that fails on a malformed result says what is malformed, not only what the
     case made of it; WIR-1's own sentence is left as it is."""
+    from elicit_conformance.exceptions import CheckFailed
     from elicit_conformance.run.judging import noted
 
     messages = [
@@ -125,11 +126,11 @@ def test_a_failure_names_the_result_its_schema_refuses() -> None:
                             "params": {"name": "book_destination", "arguments": {}}}),
         ("server->client", {"jsonrpc": "2.0", "id": 1, "result": {"content": 7, "resultType": "complete"}}),
     ]
-    said = noted("BAT-1: the call returned ''.", messages, "2026-07-28")
+    said = noted("BAT-1: the call returned ''.", CheckFailed("BAT-1", "x"), messages, "2026-07-28")
     assert said.startswith("BAT-1: the call returned ''. Note: the tools/call result does not validate against the "
                            "2026-07-28 schema's "), said
     assert "content" in said and "\n" not in said
-    assert noted("WIR-1: x.", messages, "2026-07-28") == "WIR-1: x."
+    assert noted("WIR-1: x.", CheckFailed("WIR-1", "x"), messages, "2026-07-28") == "WIR-1: x."
     well_formed = [messages[0], ("server->client", {"jsonrpc": "2.0", "id": 1, "result": {
         "content": [{"type": "text", "text": "ok"}], "resultType": "complete"}})]
-    assert noted("BAT-1: x.", well_formed, "2026-07-28") == "BAT-1: x."
+    assert noted("BAT-1: x.", CheckFailed("BAT-1", "x"), well_formed, "2026-07-28") == "BAT-1: x."

@@ -147,7 +147,7 @@ class ConformanceRun:
     # pytest registers a hook only under a name that starts with pytest_ (specname or not).
     @pytest.hookimpl(trylast=True, specname="pytest_runtest_logreport")
     def pytest_logged_report(self, report: pytest.TestReport) -> None:
-        terminal.shortened(report)
+        terminal.shortened(report, self.session.said(report.nodeid))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -204,8 +204,8 @@ def _mark(item: pytest.Item, session: Session) -> None:
     # A SHOULD warns whatever the user's warning filters (`-W error` included);
     # only --conformance-strict makes it fail.
     item.add_marker(pytest.mark.filterwarnings(f"always::{ShouldNotMet.__module__}.ShouldNotMet"))
-    for reason in session.baselined.get(item.nodeid, []):
-        item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+    for entry in session.baselined.get(item.nodeid, []):
+        item.add_marker(pytest.mark.xfail(strict=True, reason=entry.said))
 
 
 def _raised(call: pytest.CallInfo[None]) -> BaseException | None:

@@ -3,7 +3,6 @@ print a traceback) and the run's summary lines (`elicit_conformance.run.summary`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,22 +46,20 @@ def dress(report: pytest.TestReport, sentence: str | None, stderr: str) -> None:
         report.sections.append(("the stdio server's stderr while the case ran", stderr))
 
 
-#: The rows a sentence begins with: "BAT-3: ..." or "TYP-4, TYP-4/clear: ...".
-_ROWS = re.compile(r"(?:[A-Z]+-\d+[\w/-]*(?:, )?)+(?=: )")
-
-
-def shortened(report: pytest.TestReport) -> None:
+def shortened(report: pytest.TestReport, said: tuple[str, list[str]] | None) -> None:
     """Once a failure's report was logged (JUnit's `message` holds the whole sentence),
     what pytest's short summary line quotes (`reprcrash.message`, whole on CI) becomes
     the rows that failed: the sentence is printed once, in the failure's own section.
-    From an xdist worker the sentence arrives as text; it is made a `Said` again."""
-    if not report.failed:
+    `said` is the case's verdict (its sentence and failed rows, `Session.said`), None for a
+    failure that is not one. From an xdist worker the sentence arrives as text; it is made
+    a `Said` again."""
+    if not report.failed or said is None:
         return
-    if isinstance(report.longrepr, str) and _ROWS.match(report.longrepr):
-        report.longrepr = Said(report.longrepr, report.location)
+    sentence, rows = said
+    if report.longrepr == sentence:
+        report.longrepr = Said(sentence, report.location)
     if isinstance(report.longrepr, Said):
-        rows = _ROWS.match(report.longrepr.sentence)
-        report.longrepr.reprcrash.message = rows.group(0) if rows else "its sentence is above"
+        report.longrepr.reprcrash.message = ", ".join(rows) if rows else "its sentence is above"
 
 
 def write(terminalreporter: pytest.TerminalReporter, lines: list[Line]) -> None:

@@ -43,6 +43,11 @@ class Entry:
     def label(self) -> str:
         return self.id if self.revision is None else f"{self.id}[{self.revision}]"
 
+    @property
+    def said(self) -> str:
+        """The entry as a case expected to fail reads it ("baseline OPT-3[2025-11-25]: ...")."""
+        return f"baseline {self.label}: {self.reason}"
+
     def covers(self, test_id: str, checks: tuple[str, ...], revision: str | None) -> bool:
         if self.test:
             return self.id in (test_id, without_revision(test_id, revision))

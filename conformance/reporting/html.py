@@ -23,7 +23,8 @@ from elicit_conformance.requirements import Requirement, Table
 from elicit_conformance.status import Status
 from elicit_conformance.version import VERSION
 
-from .report import Outcome, Report, rank
+from .cells import Cell, rank
+from .report import Outcome, Report
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 78em; color: #1b1f24; }
@@ -77,14 +78,14 @@ def page(report: Report, table: Table, directory: Path) -> str:
     )
 
 
-def verdicts(columns: list[str], rows: list[tuple[Requirement, list[str]]], table: Table,
-             shown: Callable[[str], str] = lambda cell: cell) -> str:
+def verdicts(columns: list[str], rows: list[tuple[Requirement, list[Cell]]], table: Table,
+             shown: Callable[[Cell], str] = lambda cell: cell.text) -> str:
     """A verdict table (a row per requirement, a column per run and revision), each cell
     coloured by its verdict; `shown` is what a cell displays (its whole text is its tooltip)."""
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = "".join(
         f"<tr><td>{escape(row.id)}</td><td>{escape(row.level)}</td>"
-        + "".join(f'<td class="{css(c)}" title="{escape(c)}">{escape(shown(c))}</td>' for c in cells)
+        + "".join(f'<td class="{css(c.status)}" title="{escape(c.text)}">{escape(shown(c))}</td>' for c in cells)
         + f"<td>{source(table.source_of(row.id))}</td></tr>"
         for row, cells in rows
     )
@@ -220,9 +221,6 @@ def source(source: dict[str, str]) -> str:
     return f"feature: {escape(source['promise'])}" if "promise" in source else "no source"
 
 
-def css(cell: str) -> str:
-    """A cell's colour, from the status it begins with ("pass (1 of 2 cases; ...)": pass)."""
-    for status in sorted(Status, key=lambda s: -len(s)):
-        if cell.startswith(status):
-            return status.replace(" ", "-")
-    return ""
+def css(status: str) -> str:
+    """A status's colour class ("not testable": not-testable; "": none)."""
+    return status.replace(" ", "-")

@@ -30,17 +30,15 @@ from typing import Any
 
 from elicit_conformance.requirements import Requirement, Table
 from elicit_conformance.exceptions import ReportError
-from elicit_conformance.status import ROW_ONLY, Status
+from elicit_conformance.status import Status
 from elicit_conformance.version import VERSION
 
+from .cells import Cell, cell, rank
 from .snapshot import Found, render
 
 
 #: The cases a baseline written from the run lists: those that do not pass.
 FAILING = (Status.FAIL, Status.TIMED_OUT, Status.NOT_TESTABLE, Status.EXPECTED)
-#: A verdict-table cell's order, worst first; a row's "not reached", "not evaluated" and
-#: "recorded" rank alike, after all of these.
-_CELLS = tuple(s for s in Status if s not in ROW_ONLY or s == Status.SHOULD_NOT_MET)
 
 
 @dataclass
@@ -60,6 +58,8 @@ class Outcome:
     message: str = ""
     #: Why a not-testable or not-implemented case proved nothing, shared by many ("book_profile missing").
     cause: str = ""
+    #: For an expected failure: its baseline entry's reason.
+    expected_because: str = ""
     should_not_met: list[str] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
     #: Per row it claims: {"status": ..., "message": ...} (see `run.judging.row_results`).
@@ -83,6 +83,10 @@ class Outcome:
     def case(self) -> str:
         """The row the case is named for, its first check."""
         return self.checks[0]
+
+    def failed_rows(self) -> list[str]:
+        """The rows the case failed by (where its sentence begins)."""
+        return [row for row, result in self.rows.items() if result.get("status") in (Status.FAIL, Status.TIMED_OUT)]
 
     def to_data(self) -> dict[str, Any]:
         """Plain data, as a test report carries it from an xdist worker."""
@@ -180,17 +184,17 @@ class Report:
             # A row skipped by design (registration over the wire), or whose check never
             # applied (ERA-7/http in-process), was not judged here: not counted.
             unjudged = (Status.NOT_RUN, Status.SKIPPED, Status.NOT_EVALUATED)
-            cells = [cells[i] for row, cells in rows
-                     if row.level == "MUST" and cells[i] and not cells[i].startswith(unjudged)]
-            passed = sum(c.startswith(Status.PASS) for c in cells)
-            failed = any(c.startswith((Status.FAIL, Status.TIMED_OUT)) for c in cells)
+            judged = [cells[i].status for row, cells in rows
+                      if row.level == "MUST" and cells[i].status and cells[i].status not in unjudged]
+            passed = judged.count(Status.PASS)
+            failed = any(status in (Status.FAIL, Status.TIMED_OUT) for status in judged)
             badges[revision] = {
-                "schemaVersion": 1, "label": f"elicit-conformance {revision}", "message": f"{passed}/{len(cells)} MUST",
-                "color": "red" if failed else "brightgreen" if passed == len(cells) else "yellow",
+                "schemaVersion": 1, "label": f"elicit-conformance {revision}", "message": f"{passed}/{len(judged)} MUST",
+                "color": "red" if failed else "brightgreen" if passed == len(judged) else "yellow",
             }
         return badges
 
-    def verdict_table(self, table: Table) -> tuple[list[str], list[tuple[Requirement, list[str]]]]:
+    def verdict_table(self, table: Table) -> tuple[list[str], list[tuple[Requirement, list[Cell]]]]:
         """Requirement row x revision: what the cases checking the row proved of it
         (`cell`); the columns, and each row not excluded with its cells."""
         columns = [*self.revisions, "n/a"]
@@ -206,7 +210,7 @@ class Report:
             # Blank: no case checks the row on that revision; "not run": on none that ran.
             ran = any((row.id, c) in found for c in used)
             rows.append((row, [cell(found[(row.id, c)]) if (row.id, c) in found
-                               else ("" if ran else str(Status.NOT_RUN)) for c in used]))
+                               else (Cell() if ran else Cell(Status.NOT_RUN, str(Status.NOT_RUN))) for c in used]))
         return used, rows
 
     def matrix(self, table: Table) -> str:
@@ -214,7 +218,7 @@ class Report:
         columns, rows = self.verdict_table(table)
         lines = ["| Requirement | Level | " + " | ".join(columns) + " | Source |",
                  "|---|---|" + "---|" * (len(columns) + 1)]
-        lines += [f"| {row.id} | {row.level} | " + " | ".join(_cell(c) for c in cells)
+        lines += [f"| {row.id} | {row.level} | " + " | ".join(_cell(c.text) for c in cells)
                   + f" | {cited(table.source_of(row.id))} |" for row, cells in rows]
         return "\n".join(lines) + "\n"
 
@@ -297,8 +301,7 @@ class Report:
                  "# Each entry: the test id, a colon, why it fails. Edit the reasons; delete what you fix."]
         for o in sorted(self.outcomes.values(), key=lambda o: o.test_id):
             if o.status in FAILING and not (missing_declared and o.missing):
-                # An expected failure's message is "baseline LABEL: reason"; keep the reason.
-                reason = o.message.split(": ", 1)[-1] if o.status == Status.EXPECTED else o.message
+                reason = o.expected_because if o.status == Status.EXPECTED else o.message
                 lines.append(f"{o.test_id}: {_one_line(reason or o.status)}")
         return "\n".join(lines) + "\n"
 
@@ -313,39 +316,6 @@ class Report:
         for tool in sorted(missing | set(declared)):
             lines.append(f"{tool}: {_one_line(declared.get(tool, 'not listed by the target in this run'))}")
         return "\n".join(lines) + "\n"
-
-
-def rank(status: str) -> int:
-    return _CELLS.index(status)
-
-
-def cell(results: list[tuple[str, str]]) -> str:
-    """One verdict-table cell from the (row status, cause) of each case checking the row.
-
-    A row fails only where one of its own checks failed; a pass is never hidden by
-    a sibling case that proved nothing, and that case's reason is said beside it:
-    "pass (1 of 2 cases; 1 not testable: book_profile missing)".
-    """
-    counts = Counter(status for status, _ in results)
-    total = len(results)
-    for worst in (Status.FAIL, Status.TIMED_OUT, Status.EXPECTED, Status.SHOULD_NOT_MET):
-        if counts[worst]:
-            return str(worst) + (f" ({counts[worst]} of {total} cases)" if total > 1 else "")
-    proved = counts[Status.PASS]
-    others: dict[str, set[str]] = {}
-    for status, why in results:
-        if status != Status.PASS:
-            others.setdefault(status, set()).update([why] if why else [])
-    said = "; ".join(
-        f"{counts[status]} {status}" + (f": {', '.join(sorted(causes))}" if causes else "")
-        for status, causes in sorted(others.items(), key=lambda item: rank(item[0]) if item[0] in _CELLS else 99)
-    )
-    if proved:
-        return "pass" if not others else f"pass ({proved} of {total} cases; {said})"
-    if len(others) == 1:
-        status, causes = next(iter(others.items()))
-        return f"{status}" + (f": {', '.join(sorted(causes))}" if causes else "") + (f" ({total} cases)" if total > 1 else "")
-    return said
 
 
 def _checks_cell(outcome: Outcome) -> str:

@@ -37,12 +37,17 @@ def judged(error: BaseException | None, first_row: str) -> tuple[Status, str | N
     )
 
 
-def noted(sentence: str, messages: list[tuple[str, dict[str, Any]]], revision: str | None) -> str:
-    """A failure's sentence, with the first result of the case that is not what its
-    `resultType` says it is, by the revision's schema, named after it: a malformed result
-    explains a failure better than what the case made of it. WIR-1 judges the messages;
-    its own sentence says so already."""
-    if revision is None or sentence.startswith("WIR-"):
+#: The row that judges a case's messages by the revision's schema: its sentence says already
+#: what `noted` would add.
+SCHEMA_ROW = "WIR-1"
+
+
+def noted(sentence: str, error: BaseException | None, messages: list[tuple[str, dict[str, Any]]],
+          revision: str | None) -> str:
+    """The sentence of a failure (`error`), with the first result of the case that is not
+    what its `resultType` says it is, by the revision's schema, named after it: a malformed
+    result explains a failure better than what the case made of it."""
+    if revision is None or (isinstance(error, CheckFailed) and error.row == SCHEMA_ROW):
         return sentence
     first = next(iter(wire_schema.result_problems(messages, revision)), None)
     return sentence if first is None else f"{sentence} Note: {first}."

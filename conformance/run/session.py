@@ -37,7 +37,7 @@ from elicit_conformance.exceptions import (
 from elicit_conformance.harness.case import Case
 from elicit_conformance.reporting import baseline as baseline_module
 from elicit_conformance.reporting import html
-from elicit_conformance.reporting.report import TRANSPORTS, Outcome, Report
+from elicit_conformance.reporting.report import FAILING, TRANSPORTS, Outcome, Report
 from elicit_conformance.reporting.snapshot import Golden, render
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import ALL, ERAS
@@ -73,7 +73,7 @@ class Session:
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
     report: Report = field(init=False)
     #: Cases the baseline expects to fail, with the reasons its entries give.
-    baselined: dict[str, list[str]] = field(init=False, default_factory=dict)
+    baselined: dict[str, list[baseline_module.Entry]] = field(init=False, default_factory=dict)
     _cases: Iterator[int] = field(default_factory=itertools.count, init=False, repr=False)
     #: Per running case: how far each stdio log was, why it is not implemented.
     _marks: dict[str, dict[Path, int]] = field(init=False, default_factory=dict, repr=False)
@@ -164,7 +164,7 @@ class Session:
                 sources={row: self.table.source_of(row) for row in case.checks})
             self._tools[case.nodeid] = case.tools
             if entries:
-                self.baselined[case.nodeid] = [f"baseline {entry.label}: {entry.reason}" for entry in entries]
+                self.baselined[case.nodeid] = sorted(entries, key=lambda entry: entry.line)
         if whole:
             self.report.problems += [
                 f"stale baseline entry (line {entry.line}): {entry.label} matches no case"
@@ -253,7 +253,7 @@ class Session:
         its revision's schema refuses, where there is one."""
         status, sentence = judged(error, outcome.checks[0])
         if status == Status.FAIL and sentence is not None and case is not None:
-            sentence = noted(sentence, case.transcript.messages, outcome.revision)
+            sentence = noted(sentence, error, case.transcript.messages, outcome.revision)
         return status, sentence
 
     def called(self, nodeid: str, case: Case | None) -> list[tuple[str, str]]:
@@ -277,7 +277,7 @@ class Session:
         if phase.when == "call" and not phase.raised and phase.nodeid in self.baselined:
             outcome.status = Status.STALE  # a baselined case passed: the runner reports XPASS(strict)
             outcome.message = (f"passes now: remove its baseline entry, which expected it to fail "
-                               f"({self.baselined[phase.nodeid][-1]})")
+                               f"({self.baselined[phase.nodeid][-1].said})")
         elif phase.result == "failed":
             status, sentence = self._judged(phase.error, outcome, case)
             if outcome.status != Status.FAIL:
@@ -288,6 +288,7 @@ class Session:
                 quoted = self.target.servers.stderr_since(self._marks[phase.nodeid])
         elif phase.result == "skipped" and phase.xfail is not None:
             outcome.status, outcome.message = Status.EXPECTED, phase.xfail
+            outcome.expected_because = self.baselined[phase.nodeid][-1].reason
         elif phase.result == "skipped" and phase.nodeid in self._declared:
             outcome.status, outcome.message = Status.NOT_IMPLEMENTED, phase.message
             outcome.cause = self._declared[phase.nodeid]
@@ -340,20 +341,22 @@ class Session:
         if nodeid in self.report.outcomes:
             self.report.outcomes[nodeid].should_not_met.append(message)
 
-    def shown(self, nodeid: str, failed: bool) -> tuple[Status, str, str] | None:
-        """How a failed case shows on the terminal where "F" would hide what it is:
-        'not testable' and 'timed out' as themselves."""
-        outcome = self.report.outcomes.get(nodeid)
-        if failed and outcome is not None and outcome.status in _SHOWN:
-            return (outcome.status, *_SHOWN[outcome.status])
+    def said(self, nodeid: str) -> tuple[str, list[str]] | None:
+        """A failed case's sentence and the rows it failed by, as data (None: it has none)."""
+        if (outcome := self.report.outcomes.get(nodeid)) and outcome.status in FAILING and outcome.message:
+            return outcome.message, outcome.failed_rows()
         return None
+
+    def shown(self, nodeid: str, failed: bool) -> tuple[Status, str, str] | None:
+        """How a failed case shows where "F" would hide what it is: 'not testable', 'timed out'."""
+        outcome = self.report.outcomes.get(nodeid)
+        return (outcome.status, *_SHOWN[outcome.status]) if failed and outcome and outcome.status in _SHOWN else None
 
     # -- across xdist workers ---------------------------------------------------------
 
     def verdict_of(self, nodeid: str) -> dict[str, Any] | None:
         """A case's outcome as data, for a worker to send with the case's report."""
-        outcome = self.report.outcomes.get(nodeid)
-        return outcome.to_data() if outcome is not None else None
+        return outcome.to_data() if (outcome := self.report.outcomes.get(nodeid)) is not None else None
 
     def received(self, nodeid: str, data: dict[str, Any]) -> None:
         """On the controller: a case's outcome, as a worker sent it."""
@@ -365,8 +368,7 @@ class Session:
 
     def merged(self, output: dict[str, Any]) -> None:
         """On the controller: a worker's run-level findings (every worker judges the same)."""
-        for problem in output.get("problems", []):
-            self._problem(problem)
+        self.report.problems += [p for p in dict.fromkeys(output.get("problems", [])) if p not in self.report.problems]
         self.report.unused_golden = output.get("unused_golden", []) or self.report.unused_golden
 
     # -- the end ------------------------------------------------------------------------

@@ -51,8 +51,7 @@ def summary(session: Session, update_snapshots: bool = False, sentences_above: b
 
 def _failed_rows(outcome: Outcome) -> str:
     """The rows a failed case failed, where its sentence above begins."""
-    rows = [row for row, result in outcome.rows.items() if result.get("status") in (Status.FAIL, Status.TIMED_OUT)]
-    return ", ".join(rows or [outcome.case]) + " (its sentence is above)"
+    return ", ".join(outcome.failed_rows() or [outcome.case]) + " (its sentence is above)"
 
 
 def _golden(session: Session) -> list[Line]:
