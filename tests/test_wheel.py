@@ -183,7 +183,9 @@ def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_p
                          "--conformance-report=report", "--junitxml=junit.xml",
                          f"--conformance-snapshots={test_clients.GOLDEN / name}")
     kept = {case["test_id"]: case["status"] for case in implementations.committed(name)["cases"]}
-    assert result.returncode == (0 if set(kept.values()) == {"pass"} else 1), result.stdout[-4000:] + result.stderr[-2000:]
+    # "not implemented" fails no run (a client that does not offer the tasks extension).
+    assert result.returncode == (0 if set(kept.values()) <= {"pass", "not implemented"} else 1), \
+        result.stdout[-4000:] + result.stderr[-2000:]
     test_clients.check_kept(name, client, json.loads((tmp_path / "report" / "index.json").read_text()),
                             tmp_path / "report", result.stdout)
     for written in ("report/index.html", "report/verdicts.md", "report/summary.md", "report/badge-2026-07-28.json",

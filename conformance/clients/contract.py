@@ -7,10 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+from elicit_conformance.connection.wire import TASKS
 from elicit_conformance.requirements import Table
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.run.sides import CLIENT_TABLE
 
+from .scenario_server import POLL_INTERVAL_MS, WORKING_POLLS
 from .scenarios import SCENARIOS
 
 
@@ -28,20 +30,26 @@ def render() -> str:
         "- `MCP_CONFORMANCE_SCENARIO`: the scenario's name (below);",
         "- `MCP_CONFORMANCE_PROTOCOL_VERSION`: the revision to speak;",
         "- `MCP_CONFORMANCE_CONTEXT`: JSON with the scenario's `name`, its `calls` (each a `tool` and its",
-        "  `arguments`: make them all, at once), and what the client's handlers return, each key naming",
-        "  a handler the client has (a key absent: the client has no such handler, and declares no such",
-        "  capability): `answers` (by question message: the `ElicitResult` the user gives, which the",
-        "  elicitation handler returns), `sampling` (by the text of the request's last message: the",
-        "  `CreateMessageResult` the sampling handler returns) and `roots` (the roots the roots handler",
-        "  lists).",
+        "  `arguments`: make them all, at once), and what the client can do, each key naming a handler",
+        "  or an ability the client has (a key absent: the client has no such handler or ability, and",
+        "  declares no such capability): `answers` (by question message: the `ElicitResult` the user",
+        "  gives, which the elicitation handler returns), `sampling` (by the text of the request's last",
+        "  message: the `CreateMessageResult` the sampling handler returns), `roots` (the roots the",
+        "  roots handler lists) and `tasks` (true: the client takes tasks, the tasks extension's: it",
+        f"  declares `{TASKS}` in its requests' capabilities, polls a `CreateTaskResult`",
+        "  with `tasks/get`, answers what the task asks through `tasks/update`, and completes the call",
+        "  with the task's result; a client that declares no such extension is offered no task, and",
+        "  its tasked-call cases end \"not implemented\").",
         "",
         "The client exits 0 once every call has completed (printing each call's text), or non-zero",
         "saying why. It has `--conformance-timeout` seconds for a scenario (30 by default), start-up",
         "included; past that it is stopped (its process group). On 2026-07-28 the server answers",
         "JSON over streamable HTTP, with no session: `server/discover`, `tools/list`, `tools/call`",
-        "of the scenario's tools; anything else is -32601. On 2025-11-25 it is a fastmcp server",
-        "(`initialize`, a session), asking each question by `elicitation/create` while the call is",
-        "open.",
+        "of the scenario's tools, and `tasks/get` and `tasks/update` of the tasks it makes (with a",
+        "tasked call, its `server/discover` lists the tasks extension, and a `tools/call` of that",
+        "tool that does not declare the extension is answered -32021); anything else is -32601.",
+        "On 2025-11-25 it is a fastmcp server (`initialize`, a session), asking each question by",
+        "`elicitation/create` while the call is open.",
         "",
         "## Scenarios",
         "",
@@ -53,7 +61,15 @@ def render() -> str:
                 asked = round_.result() if scenario.revision == MODERN else list(round_.requests.values())
                 lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(asked, ensure_ascii=False)}`")
             typed = "" if script.result_type else " (no `resultType`)"
-            lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")
+            if script.task is None:
+                lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")
+                continue
+            asks = script.task.asks
+            asked = (f"`input_required` with `{json.dumps({'inputRequests': asks}, ensure_ascii=False)}` until "
+                     "`tasks/update` has answered each of its keys, then " if asks else "")
+            lines.append(f"- `{script.tool}`, then: a `CreateTaskResult` (status `working`, `pollIntervalMs` "
+                         f"{POLL_INTERVAL_MS}); each `tasks/get` finds the task one step further: {asked}`working` "
+                         f"({WORKING_POLLS} polls), then `completed` with a result whose text is {script.text!r}")
         lines += ["", f"The context: `{json.dumps(scenario.context(), ensure_ascii=False)}`", ""]
     lines += ["## Rows", "", "| Row | Level | Checks | Source |", "|---|---|---|---|"]
     for row in table.rows.values():

@@ -9,12 +9,14 @@ from typing import Any
 from elicit_conformance.harness.case import Case
 from elicit_conformance.harness.driver import as_object
 from elicit_conformance.limits import DEFAULT_TIMEOUT
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
+from elicit_conformance.verdict import check
 
 from .command import Exited, run_client
 from .handshake_server import handshake_app
 from .recording import Recording
-from .scenario_server import ScenarioServer, serving
+from .scenario_server import RunningTask, ScenarioServer, serving
 from .scenarios import SCENARIOS
 
 
@@ -26,6 +28,10 @@ class Played:
     def calls(self, tool: str) -> list[dict[str, Any]]:
         """The client's `tools/call` requests of `tool`: the first call, then each retry."""
         return self.server.calls(tool)
+
+    def tasks(self) -> list[RunningTask]:
+        """The tasks the 2026-07-28 scenario server made, in the order made."""
+        return list(self.server.server.tasks.values())
 
     def not_retried(self, tool: str) -> str:
         """Why `tool` was not retried, as a sentence: what the client did instead."""
@@ -65,3 +71,29 @@ def is_the_answer(sent: Any, wanted: dict[str, Any]) -> bool:
 def capabilities_of(request: dict[str, Any]) -> Any:
     """The client capabilities a request declared in its `_meta`, or None."""
     return as_object(params_of(request).get("_meta")).get("io.modelcontextprotocol/clientCapabilities")
+
+
+def answered(played: Played, tool: str) -> list[dict[str, Any]]:
+    """The calls of `tool`, its retries checked to exist: a client with an answer for every
+    question answers (CLI-7)."""
+    calls = played.calls(tool)
+    check("CLI-7", len(calls) >= 2, played.not_retried(tool))
+    return calls
+
+
+def responses_of(request: dict[str, Any]) -> dict[str, Any]:
+    """The `inputResponses` a retry (or a `tasks/update`) carried."""
+    responses = params_of(request).get("inputResponses")
+    return responses if isinstance(responses, dict) else {}
+
+
+def check_answers(scenario: str, retry: dict[str, Any], asked: dict[str, str]) -> None:
+    """CLI-4 and CLI-7 for one retry: a response under each key asked (`asked`: key ->
+    question message), each the scenario's answer to that question."""
+    responses = responses_of(retry)
+    missing = sorted(set(asked) - set(responses))
+    check("CLI-4", not missing, f"the retry {brief(params_of(retry))} has no response under {missing}; the round "
+          f"asked {sorted(asked)}, and each asked input is constructed before the retry")
+    for key, message in asked.items():
+        wanted, sent = SCENARIOS[scenario].answers[message], responses[key]
+        check("CLI-7", is_the_answer(sent, wanted), f"{message!r} (key {key!r}) was answered {brief(sent)}; the user's answer was {brief(wanted)}")

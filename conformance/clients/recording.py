@@ -5,6 +5,8 @@ scripted rounds of 2026-07-28) or a real one (fastmcp, for the handshake era's o
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,10 +16,31 @@ from elicit_conformance.connection.wire import Transcript
 @dataclass(eq=False)
 class Recording:
     """`server`, with every JSON-RPC message both ways copied into `transcript` as it
-    passes (a streamed answer message by message)."""
+    passes (a streamed answer message by message), and, by the message's place there, what
+    the transcript has no room for: when it passed, and the HTTP headers a client's came with
+    (a tasks/* request's routing header, CLI-17; the time a poll waited, CLI-20)."""
 
     server: Any
     transcript: Transcript = field(default_factory=Transcript)
+    #: By the message's index in the transcript: `time.monotonic()` as it passed.
+    times: dict[int, float] = field(default_factory=dict)
+    #: By the client message's index in the transcript: its request's headers, names lower-cased.
+    headers: dict[int, dict[str, str]] = field(default_factory=dict)
+
+    def header(self, message: dict[str, Any], name: str) -> str | None:
+        """The header `name` (lower case) the client's `message` was posted with, or None."""
+        return self.headers.get(self._index(message), {}).get(name)
+
+    def time_of(self, message: dict[str, Any]) -> float:
+        """When `message` (either way) passed, in `time.monotonic()` seconds."""
+        return self.times[self._index(message)]
+
+    def _index(self, message: dict[str, Any]) -> int:
+        return next(i for i, (_, m) in enumerate(self.transcript.messages) if m is message)
+
+    def record(self, direction: str, message: dict[str, Any]) -> None:
+        self.times[len(self.transcript.messages)] = time.monotonic()
+        self.transcript.messages.append((direction, message))
 
     def calls(self, tool: str) -> list[dict[str, Any]]:
         """Each `tools/call` request of `tool`, whole, in the order sent."""
@@ -41,7 +64,9 @@ class Recording:
                 request = json.loads(body)
             except ValueError:
                 request = {"unparsed": body.decode("utf-8", "replace")}
-            self.transcript.messages.append(("client->server", request))
+            self.headers[len(self.transcript.messages)] = {
+                k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            self.record("client->server", request)
         replayed = False
 
         async def replay() -> dict[str, Any]:
@@ -51,7 +76,7 @@ class Recording:
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        answer = _Answer(self.transcript)
+        answer = _Answer(self.record)
 
         async def copied(message: dict[str, Any]) -> None:
             answer.read(message)
@@ -73,8 +98,8 @@ async def read_body(receive: Any) -> bytes:
 class _Answer:
     """One HTTP answer, read as it is sent: a JSON body whole, an event stream by event."""
 
-    def __init__(self, transcript: Transcript) -> None:
-        self.transcript, self.streamed, self.buffer = transcript, False, b""
+    def __init__(self, record: Callable[[str, dict[str, Any]], None]) -> None:
+        self.record, self.streamed, self.buffer = record, False, b""
 
     def read(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
@@ -95,6 +120,6 @@ class _Answer:
     def _record(self, data: bytes) -> None:
         if data.strip():
             try:
-                self.transcript.messages.append(("server->client", json.loads(data)))
+                self.record("server->client", json.loads(data))
             except ValueError:
-                self.transcript.messages.append(("server->client", {"unparsed": data.decode("utf-8", "replace")}))
+                self.record("server->client", {"unparsed": data.decode("utf-8", "replace")})

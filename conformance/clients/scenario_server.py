@@ -4,7 +4,8 @@ Raw on purpose, as the official suite's mock servers are: a client case needs ro
 framework would never send by itself (a state made of awkward bytes, no state at all,
 a result without `resultType`), and it must see every message exactly as the client
 put it on the wire (`recording`). It answers JSON (no SSE, no session): `server/discover`,
-`tools/list`, the scenario's `tools/call`, and a notification with 202.
+`tools/list`, the scenario's `tools/call`, `tasks/get` and `tasks/update` of the tasks it
+made, and a notification with 202.
 
 A call is matched to its round by what the retry carries: the round whose state it
 echoes and whose keys it answers; a call that matches none starts from the first round.
@@ -15,13 +16,16 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 import anyio
 
+from elicit_conformance.connection.wire import TASKS
 from elicit_conformance.revisions import MODERN
 
 from .recording import read_body
@@ -31,6 +35,11 @@ from .recording import read_body
 TOGETHER_WAIT = 2.0
 #: The calls of one tool the server answers; past them, an error ends a client that never stops.
 CALLS_AT_MOST = 200
+#: The pollIntervalMs of every task: long enough to tell a client that waits it out from one
+#: polling at its own pace (CLI-20), short enough for a case.
+POLL_INTERVAL_MS = 300
+#: The extension's error for a client that did not declare what the call needs.
+MISSING_CAPABILITY = -32021
 
 
 @dataclass(frozen=True)
@@ -51,10 +60,22 @@ class Round:
 
 
 @dataclass(frozen=True)
+class Task:
+    """A call run as a task (the tasks extension), once its rounds are answered: the
+    `tools/call` is answered with a `CreateTaskResult` (status `working`); then each
+    `tasks/get` shows it `input_required` with the requests of `asks` that no `tasks/update`
+    has answered yet (while any is left), then `working` (`WORKING_POLLS` times), then
+    `completed` with the script's result. Each step waits for a poll, not for time, so what a client sees
+    depends on how it polls alone."""
+
+    asks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Script:
-    """What the server does for one tool: its rounds, then its result's text. With
-    `result_type=False` the result carries no `resultType`, as a server of an earlier
-    revision sends it."""
+    """What the server does for one tool: its rounds, then its result's text (or, with
+    `task`, a task that ends with it). With `result_type=False` the result carries no
+    `resultType`, as a server of an earlier revision sends it."""
 
     tool: str
     rounds: tuple[Round, ...]
@@ -62,14 +83,19 @@ class Script:
     result_type: bool = True
     #: Ask the last round again, under a new state, however often it is answered.
     endless: bool = False
+    task: Task | None = None
 
-    def answer(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The result for one `tools/call` of this tool."""
+    def answer(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The `InputRequiredResult` for one `tools/call` of this tool; None once it
+        answers every round (the call's result is then `result()`, or its task's)."""
         done = self._answered(params)
         if done + 1 < len(self.rounds):
             return self.rounds[done + 1].result()
         if self.endless:
             return Round(self.rounds[-1].requests, f"again-{secrets.token_hex(4)}").result()
+        return None
+
+    def result(self) -> dict[str, Any]:
         result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": False}
         return {"resultType": "complete", **result} if self.result_type else result
 
@@ -93,6 +119,8 @@ class ScenarioServer:
 
     scripts: Mapping[str, Script]
     together: frozenset[str] = frozenset()
+    #: The tasks made, by taskId.
+    tasks: dict[str, RunningTask] = field(default_factory=dict)
     _calls: Counter[str] = field(default_factory=Counter)
     _arrived: set[str] = field(default_factory=set)
     _all_arrived: anyio.Event = field(default_factory=anyio.Event)
@@ -129,8 +157,10 @@ class ScenarioServer:
             return None  # a notification, or a reply
         method, params = request.get("method"), request.get("params") or {}
         if method == "server/discover":
+            # A server that runs calls as tasks says so (a client may use tasks only with one that does).
+            tasked = {"extensions": {TASKS: {}}} if any(s.task for s in self.scripts.values()) else {}
             result: dict[str, Any] = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
-                                      "supportedVersions": [MODERN], "capabilities": {"tools": {}},
+                                      "supportedVersions": [MODERN], "capabilities": {"tools": {}, **tasked},
                                       "serverInfo": {"name": "elicit-conformance-scenario", "version": "1"}}
         elif method == "tools/list":
             result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
@@ -140,11 +170,97 @@ class ScenarioServer:
             if self._calls[params["name"]] > CALLS_AT_MOST:  # a client that never stops: end it here
                 return {"jsonrpc": "2.0", "id": request["id"], "error": {
                     "code": -32603, "message": f"the scenario server stops answering after {CALLS_AT_MOST} calls"}}
-            result = self.scripts[params["name"]].answer(params)
+            script = self.scripts[params["name"]]
+            if script.task is not None and TASKS not in _extensions(params):
+                # The extension's MUST: no CreateTaskResult to a client that did not declare it on
+                # the request, and a server that can serve the call no other way says -32021.
+                return {"jsonrpc": "2.0", "id": request["id"], "error": {
+                    "code": MISSING_CAPABILITY, "message": "Missing required client capability",
+                    "data": {"requiredCapabilities": {"extensions": {TASKS: {}}}}}}
+            asked = script.answer(params)
+            if asked is not None:
+                result = asked
+            elif script.task is None:
+                result = script.result()
+            else:
+                task = RunningTask(script)
+                self.tasks[task.task_id] = task
+                result = {"resultType": "task", **task.fields("working")}
+        elif method in ("tasks/get", "tasks/update"):
+            task = self.tasks.get(params.get("taskId")) if isinstance(params, dict) else None
+            if task is None:
+                return {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": "no such task"}}
+            result = task.polled() if method == "tasks/get" else task.updated(params.get("inputResponses"))
         else:
             return {"jsonrpc": "2.0", "id": request["id"],
                     "error": {"code": -32601, "message": f"the scenario server does not serve {method!r}"}}
         return {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+#: The polls a task answers `working` before `completed`: CLI-20 judges each gap after one,
+#: so that a client polling too soon is seen so however long one stall of the machine lasts.
+WORKING_POLLS = 3
+
+
+@dataclass(eq=False)
+class RunningTask:
+    """One task the server made: what it still asks (by key), how far polling has taken it,
+    and the keys each `tasks/update` answered that the task was not asking then (CLI-19:
+    only the server knows what was outstanding when an update arrived)."""
+
+    script: Script
+    task_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    outstanding: dict[str, Mapping[str, Any]] = field(init=False)
+    #: Polls answered `working` so far (`WORKING_POLLS` before `completed`).
+    worked: int = 0
+    #: A poll has been answered `completed`.
+    done: bool = False
+    unasked: list[list[str]] = field(default_factory=list)
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+
+    def __post_init__(self) -> None:
+        self.outstanding = dict(self.asks)
+
+    @property
+    def asks(self) -> Mapping[str, Mapping[str, Any]]:
+        """Every request the task asks, by key."""
+        return self.script.task.asks if self.script.task else {}
+
+    def fields(self, status: str) -> dict[str, Any]:
+        return {"taskId": self.task_id, "status": status, "createdAt": self.created,
+                "lastUpdatedAt": datetime.now(timezone.utc).isoformat(), "ttlMs": 60000,
+                "pollIntervalMs": POLL_INTERVAL_MS}
+
+    def polled(self) -> dict[str, Any]:
+        """The task as a `tasks/get` finds it, one step further than the last poll."""
+        if self.outstanding:
+            return {"resultType": "complete", **self.fields("input_required"),
+                    "inputRequests": {key: dict(request) for key, request in self.outstanding.items()}}
+        if self.worked < WORKING_POLLS:
+            self.worked += 1
+            return {"resultType": "complete", **self.fields("working")}
+        self.done = True
+        # The call's result as the call would have had it (on 2026-07-28, with its resultType):
+        # "The structure matches the result type of the original request."
+        return {"resultType": "complete", **self.fields("completed"), "result": self.script.result()}
+
+    def updated(self, responses: Any) -> dict[str, Any]:
+        """A `tasks/update`: each response to an outstanding key answers it; any other key is
+        ignored ("A server SHOULD ignore any inputResponses responses mapped to a key that is
+        not currently outstanding")."""
+        keys = list(responses) if isinstance(responses, dict) else []
+        self.unasked.append(sorted(key for key in keys if key not in self.outstanding))
+        for key in keys:
+            self.outstanding.pop(key, None)
+        return {"resultType": "complete"}
+
+
+def _extensions(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The extensions a request declared in its `_meta`'s client capabilities."""
+    meta = params.get("_meta")
+    capabilities = meta.get("io.modelcontextprotocol/clientCapabilities") if isinstance(meta, dict) else None
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    return extensions if isinstance(extensions, dict) else {}
 
 
 async def _respond(send: Any, status: int, payload: Any) -> None:

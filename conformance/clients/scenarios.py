@@ -1,7 +1,8 @@
 """The client scenarios: what the scenario server asks, what the client is to call, and
 what its handler answers, as data. A client adapter reads the same data from
-`MCP_CONFORMANCE_CONTEXT`: `calls` (each `{"tool", "arguments"}`, made concurrently) and
-`answers` (by question message: the `ElicitResult` to answer with)."""
+`MCP_CONFORMANCE_CONTEXT`: `calls` (each `{"tool", "arguments"}`, made concurrently),
+`answers` (by question message: the `ElicitResult` to answer with), and a key for each
+other ability the client has (`sampling`, `roots`, `tasks`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from elicit_conformance.revisions import HANDSHAKE, MODERN
 
-from .scenario_server import Round, Script
+from .scenario_server import Round, Script, Task
 
 #: A requestState no client could mistake for its own: JSON-looking, with spaces,
 #: quotes, a backslash and characters outside ASCII. It must come back as it went.
@@ -63,6 +64,9 @@ class ClientScenario:
     together: frozenset[str] = frozenset()
     #: The revision it is played on.
     revision: str = MODERN
+    #: Whether the client takes tasks: it declares the tasks extension and drives a
+    #: `CreateTaskResult` to the call's result.
+    tasks: bool = False
 
     def context(self) -> dict[str, Any]:
         """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`): the calls, and
@@ -74,6 +78,8 @@ class ClientScenario:
             context["sampling"] = {prompt: dict(result) for prompt, result in self.sampling.items()}
         if self.roots is not None:
             context["roots"] = [dict(root) for root in self.roots]
+        if self.tasks:
+            context["tasks"] = True
         return context
 
 
@@ -149,4 +155,16 @@ SCENARIOS = {s.name: s for s in (
         "this 2026-07-28 server: the client need not complete the call with it, only not take it as asking).",
         (Script("flight_status", (), "On time", result_type=False),),
         (("flight_status", {}),)),
+    ClientScenario(
+        "task-after-rounds", "The flow the tasks extension recommends: one question in a round first, and the "
+        "retry that answers it is answered with a CreateTaskResult; the client, which declares the extension, "
+        "polls tasks/get until the task is completed, and the call completes with the task's result.",
+        (Script("book_flight", (Round({"destination": _text(WHERE)}, "flight-task-1"),), "Booked", task=Task()),),
+        (("book_flight", {}),), {WHERE: accept("Paris")}, tasks=True),
+    ClientScenario(
+        "task-first", "A call answered with a CreateTaskResult at once: polled, the task is input_required "
+        "with two questions, which the client answers through tasks/update (in one or several), then working, "
+        "then completed with the call's result.",
+        (Script("book_trip", (), "Booked", task=Task({"destination": _text(WHERE), "date": _text(WHEN)})),),
+        (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}}, tasks=True),
 )}

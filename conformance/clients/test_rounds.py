@@ -4,8 +4,6 @@ requests the client sent."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from elicit_conformance.harness.case import Case, async_case
@@ -14,36 +12,11 @@ from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
 
-from .play import Played, capabilities_of, is_the_answer, params_of, play
+from .play import answered, capabilities_of, check_answers, params_of, play, responses_of
 from .scenarios import AWKWARD_STATE, PROMPT, SCENARIOS
 
 #: Every case here is about 2026-07-28's rounds.
 pytestmark = pytest.mark.revisions(MODERN)
-
-
-def _answered(played: Played, tool: str) -> list[dict[str, Any]]:
-    """The retries of `tool`, checked to exist: a client with an answer for every
-    question answers (CLI-7)."""
-    calls = played.calls(tool)
-    check("CLI-7", len(calls) >= 2, played.not_retried(tool))
-    return calls
-
-
-def _responses(retry: dict[str, Any]) -> dict[str, Any]:
-    responses = params_of(retry).get("inputResponses")
-    return responses if isinstance(responses, dict) else {}
-
-
-def _check_answers(played: Played, scenario: str, retry: dict[str, Any], asked: dict[str, str]) -> None:
-    """CLI-4 and CLI-7 for one retry: a response under each key asked (`asked`: key ->
-    question message), each the scenario's answer to that question."""
-    responses = _responses(retry)
-    missing = sorted(set(asked) - set(responses))
-    check("CLI-4", not missing, f"the retry {brief(params_of(retry))} has no response under {missing}; the round "
-          f"asked {sorted(asked)}, and each asked input is constructed before the retry")
-    for key, message in asked.items():
-        wanted, sent = SCENARIOS[scenario].answers[message], responses[key]
-        check("CLI-7", is_the_answer(sent, wanted), f"{message!r} (key {key!r}) was answered {brief(sent)}; the user's answer was {brief(wanted)}")
 
 
 @pytest.mark.checks("CLI-1", "CLI-3", "CLI-4", "CLI-5", "CLI-7")
@@ -54,8 +27,8 @@ async def test_cli_one_question_is_answered_and_its_state_echoed(client_case: Ca
     retries once with a new id, the state exactly as sent, and the user's answer under the
     question's key; every request declares elicitation in its capabilities."""
     played = await play(client_case, "one-question", era)
-    first, retry = _answered(played, "book_destination")[:2]
-    _check_answers(played, "one-question", retry, {"destination": "Where would you like to fly?"})
+    first, retry = answered(played, "book_destination")[:2]
+    check_answers("one-question", retry, {"destination": "Where would you like to fly?"})
     state = params_of(retry).get("requestState")
     check("CLI-1", state == AWKWARD_STATE, f"the retry carried requestState {brief(state)}; the server sent "
           f"{brief(AWKWARD_STATE)}, which comes back exactly as sent")
@@ -74,9 +47,9 @@ async def test_cli_a_round_of_three_is_answered_in_one_retry(client_case: Case, 
     their keys: one accepted with its content, one declined, one cancelled; the round's
     state echoed."""
     played = await play(client_case, "batch", era)
-    retry = _answered(played, "book_trip")[1]
-    _check_answers(played, "batch", retry, {"destination": "Where would you like to fly?",
-                                            "date": "When would you like to fly?", "cabin": "Which cabin class?"})
+    retry = answered(played, "book_trip")[1]
+    check_answers("batch", retry, {"destination": "Where would you like to fly?",
+                                   "date": "When would you like to fly?", "cabin": "Which cabin class?"})
     state = params_of(retry).get("requestState")
     check("CLI-1", state == "trip-1", f"the retry carried requestState {brief(state)}; the server sent 'trip-1'")
 
@@ -87,7 +60,7 @@ async def test_cli_no_state_is_sent_back_where_none_was_given(client_case: Case,
     """Scenario no-state: a question and no requestState; the retry, with a new id, carries
     no requestState at all (not null, not empty)."""
     played = await play(client_case, "no-state", era)
-    first, retry = _answered(played, "confirm_booking")[:2]
+    first, retry = answered(played, "confirm_booking")[:2]
     params = params_of(retry)
     check("CLI-2", "requestState" not in params, f"the retry carried requestState {brief(params.get('requestState'))}, "
           "though the server sent none")
@@ -101,11 +74,11 @@ async def test_cli_each_retry_echoes_the_latest_round_s_state(client_case: Case,
     requestState alone; three retries, each with its own id and the state of the round it
     answers ('seat-1', 'seat-2', 'seat-3'), the first two with their round's answer."""
     played = await play(client_case, "dependent-rounds", era)
-    calls = _answered(played, "book_seat")
+    calls = answered(played, "book_seat")
     check("CLI-7", len(calls) == 4, f"the client called book_seat {len(calls)} time(s); the server asked three "
           f"rounds, so it takes the first call and three retries ({played.exited.said()})")
-    _check_answers(played, "dependent-rounds", calls[1], {"destination": "Where would you like to fly?"})
-    _check_answers(played, "dependent-rounds", calls[2], {"seat": "Window or aisle on the way to Paris?"})
+    check_answers("dependent-rounds", calls[1], {"destination": "Where would you like to fly?"})
+    check_answers("dependent-rounds", calls[2], {"seat": "Window or aisle on the way to Paris?"})
     for retry, state in zip(calls[1:], ("seat-1", "seat-2", "seat-3")):
         sent = params_of(retry).get("requestState")
         check("CLI-1", sent == state, f"the retry answering the round of state {state!r} carried {brief(sent)}")
@@ -141,9 +114,9 @@ async def test_cli_two_calls_at_once_keep_their_rounds_apart(client_case: Case, 
     played = await play(client_case, "parallel", era)
     own = {"book_destination": ({"destination"}, "flight-1"), "book_hotel": ({"hotel"}, "hotel-1")}
     for tool, (keys, state) in own.items():
-        calls = _answered(played, tool)
+        calls = answered(played, tool)
         for call in calls:
-            foreign = sorted(set(_responses(call)) - keys)
+            foreign = sorted(set(responses_of(call)) - keys)
             sent = params_of(call).get("requestState")
             check("CLI-8", not foreign and sent in (None, state),
                   f"a request of {tool} carried {f'the responses under {foreign}' if foreign else ''}"
@@ -179,7 +152,7 @@ async def test_cli_a_request_without_a_mode_is_answered_as_a_form(client_case: C
     played = await play(client_case, "no-mode", era)
     calls = played.calls("book_destination")
     check("CLI-10", len(calls) >= 2, played.not_retried("book_destination"))
-    responses = _responses(calls[1])
+    responses = responses_of(calls[1])
     check("CLI-4", "destination" in responses, f"the retry {brief(params_of(calls[1]))} has no response under "
           "'destination', the key the round asked")
     sent = responses["destination"]
@@ -200,7 +173,7 @@ async def test_cli_sampling_and_roots_in_a_round_go_to_their_handlers(client_cas
     calls = played.calls("plan_trip")
     check("CLI-14", len(calls) >= 2, f"{played.not_retried('plan_trip')}; a round of sampling and roots requests "
           "goes to the client's handlers for them, whatever other handlers it lacks")
-    responses = _responses(calls[1])
+    responses = responses_of(calls[1])
     missing = sorted({"suggestion", "folders"} - set(responses))
     check("CLI-4", not missing, f"the retry {brief(params_of(calls[1]))} has no response under {missing}; the round "
           "asked ['folders', 'suggestion']")
@@ -231,7 +204,7 @@ async def test_cli_a_client_without_a_handler_accepts_no_question(client_case: C
     calls = played.calls("book_destination")
     check("CLI-15", bool(calls), f"the client never called book_destination: {played.exited.said()}")
     for retry in calls[1:]:
-        sent = _responses(retry).get("destination")
+        sent = responses_of(retry).get("destination")
         check("CLI-15", as_object(sent).get("action") != "accept",
               f"the retry {brief(params_of(retry))} accepted the question with {brief(sent)}, though the client has "
               "no elicitation handler: no user gave that answer")
