@@ -68,16 +68,24 @@ def check_kept(name: str, command: str, index: dict[str, Any], report: Path, out
                          f"--conformance-snapshots={GOLDEN / name} --snapshot-update`\n{output[-3000:]}")
 
 
-@pytest.mark.parametrize("name", list(PYTHON_REAL))
+#: How each Python real client of this checkout's venv is run here: the MCP SDK's in-process
+#: (`--client`, its adapter's `main`); fastmcp's by command, since in the suite's process
+#: (where the reference's fastmcp-tasks is imported) every fastmcp Client declares the tasks
+#: extension, and what it sends would not be what it sends on its own.
+RUN_AS = {"fastmcp-client": f"--client-command={PYTHON_REAL['fastmcp-client']}",
+          "mcp-sdk-client": "--client=elicit_conformance.fixtures.clients.mcp_sdk_client:main"}
+
+
+@pytest.mark.parametrize("name", list(RUN_AS))
 def test_a_real_client_does_what_its_kept_report_says(tmp_path: Path, name: str) -> None:
     """The Python clients of this checkout's venv (fastmcp 4.2, which pip resolves without the
     tasks extra, and the TypeScript SDK's are run the same way from the built wheel,
-    tests/test_wheel.py: one run each proves both)."""
-    command = PYTHON_REAL[name]
-    run = suite.run(tmp_path / "run", f"--client-command={command}", f"--conformance-snapshots={GOLDEN / name}",
-                    cases=CLIENT_CASES)
+    tests/test_wheel.py: one run each proves both). In-process, the MCP SDK's gives the
+    verdicts and the golden transcripts it gives by command (its golden files were written
+    by command), at the cost of its calls alone."""
+    run = suite.run(tmp_path / "run", RUN_AS[name], f"--conformance-snapshots={GOLDEN / name}", cases=CLIENT_CASES)
     assert run.returncode in (0, 1) and run.index["cases"], _said(run)
-    check_kept(name, command, run.index, run.directory / "report", run.output)
+    check_kept(name, PYTHON_REAL[name], run.index, run.directory / "report", run.output)
 
 
 CLIENT_ROWS = Table.load(CLIENT_TABLE).rows
@@ -118,20 +126,37 @@ def test_a_faulty_client_fails_its_rows_and_no_other(tmp_path: Path, fault: str)
     assert rows == set(breaks) | inherited, f"{fault} ({summary}) failed the rows {sorted(rows)}, not {list(breaks)}"
 
 
-def test_a_client_command_that_is_not_there_is_one_usage_error(tmp_path: Path) -> None:
-    run = suite.run(tmp_path / "run", "--client-command=no-such-client-xyz", cases=CLIENT_CASES)
+@pytest.mark.parametrize(("option", "said"), [
+    ("--client-command=no-such-client-xyz", "--client-command='no-such-client-xyz': 'no-such-client-xyz' is not a "
+     "command on PATH"),
+    ("--client=no_such_module_xyz", "--client='no_such_module_xyz' is not module:function"),
+    ("--client=no_such_module_xyz:main", "--client='no_such_module_xyz:main': module 'no_such_module_xyz' could not be "
+     "imported"),
+    ("--client=os:getcwd", "--client='os:getcwd' is a builtin_function_or_method, not an async function"),
+], ids=["command-not-there", "not-module-function", "module-not-there", "not-async"])
+def test_a_client_that_is_not_there_is_one_usage_error(tmp_path: Path, option: str, said: str) -> None:
+    run = suite.run(tmp_path / "run", option, cases=CLIENT_CASES)
     assert run.returncode == 4, _said(run)
-    assert "--client-command='no-such-client-xyz': 'no-such-client-xyz' is not a command on PATH" in run.output
+    assert said in run.output, _said(run)
 
 
-def test_a_client_that_hangs_is_stopped_and_said(tmp_path: Path) -> None:
-    sleeper = tmp_path / "sleeper.py"
-    sleeper.write_text("import time\ntime.sleep(600)\n")
-    run = suite.run(tmp_path / "run", f"--client-command={sys.executable} {sleeper}", "-k", "without_result_type",
-                    "--conformance-timeout=1", cases=CLIENT_CASES)
+@pytest.mark.parametrize("how", ["command", "in-process"])
+def test_a_client_that_hangs_is_stopped_and_said(tmp_path: Path, how: str) -> None:
+    client = (f"--client-command={sys.executable} -c 'import time; time.sleep(600)'" if how == "command"
+              else "--client=tests.in_process_client:hangs")
+    run = suite.run(tmp_path / "run", client, "-k", "without_result_type", "--conformance-timeout=1",
+                    cases=CLIENT_CASES)
     (case,) = run.index["cases"]
     assert case["status"] == "fail", case
     assert "the client was stopped after 1 s" in case["message"], case["message"]
+
+
+def test_an_in_process_client_that_raises_is_said_as_a_command_that_failed(tmp_path: Path) -> None:
+    run = suite.run(tmp_path / "run", "--client=tests.in_process_client:fails", "-k", "one_question",
+                    cases=CLIENT_CASES)
+    (case,) = run.index["cases"]
+    assert case["status"] == "fail", case
+    assert "the client exited 1; it printed: ConnectionError: no route to the scenario" in case["message"], case["message"]
 
 
 @pytest.mark.parametrize(("options", "cases", "said"), [

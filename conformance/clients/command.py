@@ -37,12 +37,17 @@ class Exited:
         return f"the client {ended}" + (f"; it printed: {tail}" if tail else ", printing nothing")
 
 
+def scenario_environment(scenario: str, revision: str, context: Mapping[str, Any]) -> dict[str, str]:
+    """What tells a client its scenario, by the official convention."""
+    return {"MCP_CONFORMANCE_SCENARIO": scenario, "MCP_CONFORMANCE_PROTOCOL_VERSION": revision,
+            "MCP_CONFORMANCE_CONTEXT": json.dumps({"name": scenario, **context})}
+
+
 async def run_client(argv: Sequence[str], url: str, scenario: str, revision: str, context: Mapping[str, Any],
                      timeout: float) -> Exited:
     """Run the client once against `url`; stop it (its process group, which it leads)
     after `timeout` seconds."""
-    env = {**os.environ, "MCP_CONFORMANCE_SCENARIO": scenario, "MCP_CONFORMANCE_PROTOCOL_VERSION": revision,
-           "MCP_CONFORMANCE_CONTEXT": json.dumps({"name": scenario, **context})}
+    env = {**os.environ, **scenario_environment(scenario, revision, context)}
     process = await anyio.open_process([*argv, url], env=env, start_new_session=True)
     out, err = bytearray(), bytearray()
 

@@ -14,6 +14,7 @@ from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
 
 from .command import Exited, run_client
+from .in_process import run_in_process
 from .handshake_server import handshake_app
 from .recording import Recording
 from .scenario_server import RunningTask, ScenarioServer, serving
@@ -52,8 +53,9 @@ async def play(case: Case, name: str, revision: str) -> Played:
     async with serving(server, lifespan=not modern) as url:
         # The whole scenario, start-up included, within one timeout (30 s by default, as the
         # official suite's client mode allows).
-        exited = await run_client(case.target.argv, url, name, revision, scenario.context(),
-                                  case.timeout or DEFAULT_TIMEOUT)
+        timeout, context = case.timeout or DEFAULT_TIMEOUT, scenario.context()
+        exited = await (run_in_process(case.target.main, url, name, revision, context, timeout) if case.target.main
+                        else run_client(case.target.argv, url, name, revision, context, timeout))
     return Played(server, exited)
 
 

@@ -7,8 +7,9 @@ Three kinds of server, one per way an MCP server is deployed:
 - a command (`--server-command`): a stdio server, started as a desktop client
   starts it: once per client identity, kept for the run (`stdio`).
 
-And one kind of client: a command (`--client-command`), started once per client case
-against that case's scenario server (`elicit_conformance.clients`).
+And two kinds of client (`elicit_conformance.clients`): a command (`--client-command`),
+started once per client case against that case's scenario server, and a Python client's
+`async def main(url)` (`--client=module:function`), run in the suite's process.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import inspect
 import os
 import re
 import shlex
@@ -65,6 +67,8 @@ class Target:
     module: Any = None
     #: The stdio server's or the client's command line (command and client targets only).
     argv: tuple[str, ...] = ()
+    #: An in-process client's `async def main(url)` (`--client`), instead of a command.
+    main: Any = None
     #: The run's stdio processes (command targets only).
     servers: StdioServers | None = field(default=None, compare=False, repr=False)
     #: Tool names, read once per run to tell "not implemented" from "wrong".
@@ -179,32 +183,7 @@ def load_target(spec: str, source: str) -> Target:
             "(e.g. --server=http://127.0.0.1:8000/mcp); for a stdio server use "
             "--server-command."
         )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise TargetError(
-            f"--server={spec!r} (from {source}): module {module_name!r} could not be "
-            f"imported ({error}). Is it installed, or on PYTHONPATH?"
-        ) from error
-    except Exception as error:
-        raise TargetError(
-            f"--server={spec!r} (from {source}): importing {module_name!r} raised "
-            f"{type(error).__name__}: {error}. The server fails before any case can run."
-        ) from error
-    server: Any = module
-    for part in attribute.split("."):
-        try:
-            server = getattr(server, part)
-        except AttributeError:
-            raise TargetError(
-                f"--server={spec!r} (from {source}): module {module_name!r} has no "
-                f"attribute {attribute!r}."
-            ) from None
-        except Exception as error:  # a lazy attribute (a module __getattr__) that builds the server
-            raise TargetError(
-                f"--server={spec!r} (from {source}): getting {attribute!r} from {module_name!r} "
-                f"raised {type(error).__name__}: {error}. The server fails before any case can run."
-            ) from error
+    module, server = _imported(f"--server={spec!r} (from {source})", module_name, attribute, "server")
     if not _is_server(server):
         raise TargetError(
             f"--server={spec!r} (from {source}) is a {type(server).__name__}, not an MCP "
@@ -235,6 +214,53 @@ def client_target(command: str) -> Target:
     if shutil.which(argv[0]) is None:
         raise TargetError(f"--client-command={command!r}: {argv[0]!r} is not a command on PATH.")
     return Target(spec=command, source="--client-command", kind="client", argv=argv)
+
+
+def client_module_target(spec: str) -> Target:
+    """A Python client under test, in-process: `module:function`, an async `main(url)` that
+    reads its scenario as a client command does (`clients.in_process`).
+
+    Raises:
+        TargetError: A malformed spec, a module that does not import, a missing attribute,
+            or an object that is not an async function.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise TargetError(f"--client={spec!r} is not module:function (e.g. "
+                          "--client=elicit_conformance.fixtures.clients.fastmcp_client:main).")
+    _, main = _imported(f"--client={spec!r}", module_name, attribute, "client")
+    if not inspect.iscoroutinefunction(main):
+        raise TargetError(f"--client={spec!r} is a {type(main).__name__}, not an async function: name an "
+                          "`async def main(url)` that makes the scenario's calls (as a client command does).")
+    return Target(spec=spec, source="--client", kind="client", main=main)
+
+
+def _imported(named: str, module_name: str, attribute: str, what: str) -> tuple[Any, Any]:
+    """`module_name` imported and its `attribute` (dotted) got, for the option `named`
+    that names a `what` ("server", "client"); each failure a sentence."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise TargetError(
+            f"{named}: module {module_name!r} could not be imported ({error}). Is it installed, or on PYTHONPATH?"
+        ) from error
+    except Exception as error:
+        raise TargetError(
+            f"{named}: importing {module_name!r} raised {type(error).__name__}: {error}. "
+            f"The {what} fails before any case can run."
+        ) from error
+    found: Any = module
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise TargetError(f"{named}: module {module_name!r} has no attribute {attribute!r}.") from None
+        except Exception as error:  # a lazy attribute (a module __getattr__) that builds it
+            raise TargetError(
+                f"{named}: getting {attribute!r} from {module_name!r} raised {type(error).__name__}: {error}. "
+                f"The {what} fails before any case can run."
+            ) from error
+    return module, found
 
 
 def _is_server(obj: Any) -> bool:

@@ -67,7 +67,7 @@ def settings_of(config: pytest.Config) -> Settings:
     declared = option("conformance_not_implemented") or ini("elicit_not_implemented")
     return Settings(
         server=option("server"), environ_server=os.environ.get(ENV_VAR), ini_server=ini("elicit_server") or None,
-        server_command=option("server_command"), client_command=option("client_command"),
+        server_command=option("server_command"), client_command=option("client_command"), client=option("client"),
         here=config.invocation_params.dir, revision=option("revision"),
         requirements=config.rootpath / requirements if requirements else None,
         baseline=option("conformance_baseline"), not_implemented=Path(declared) if declared else None,

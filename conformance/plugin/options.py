@@ -33,6 +33,13 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "argument and the scenario in MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION "
         "and MCP_CONFORMANCE_CONTEXT, as the official conformance suite's client mode starts it.",
     ),
+    "--client": dict(
+        metavar="MODULE:FUNCTION",
+        help="Python client under test, in-process (the client cases): an `async def main(url)` that "
+        "reads the scenario from the same MCP_CONFORMANCE_* variables as a client command, e.g. "
+        "elicit_conformance.fixtures.clients.fastmcp_client:main. Each case runs it in the suite's "
+        "process: what it prints and any exception it raises stand for a command's output and exit.",
+    ),
     "--revision": dict(
         choices=(*ERAS, ALL),
         help="Protocol revision(s) to check (default: all).",

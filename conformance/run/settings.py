@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from elicit_conformance.connection.target import DEFAULT_SPEC, Target, client_target, command_target, load_target
+from elicit_conformance.connection.target import (
+    DEFAULT_SPEC,
+    Target,
+    client_module_target,
+    client_target,
+    command_target,
+    load_target,
+)
 from elicit_conformance.exceptions import TargetError
 from elicit_conformance.limits import DEFAULT_STARTUP, DEFAULT_TIMEOUT
 from elicit_conformance.reporting.snapshot import Golden
@@ -28,6 +35,8 @@ class Settings:
     server_command: str | None = None
     #: `--client-command`: the command of a client under test (the client cases).
     client_command: str | None = None
+    #: `--client`: a Python client under test, in-process (`module:function`).
+    client: str | None = None
     #: Where a `module:app` target is imported from (where the user stands, as uvicorn does).
     here: Path | None = None
     #: One revision, or None for every revision.
@@ -51,16 +60,18 @@ class Settings:
 
 def target_of(settings: Settings) -> Target:
     named = [flag for flag, value in (("--server", settings.server), ("--server-command", settings.server_command),
-                                      ("--client-command", settings.client_command)) if value]
+                                      ("--client-command", settings.client_command),
+                                      ("--client", settings.client)) if value]
     if len(named) > 1:
         raise TargetError(f"{' and '.join(named)} {'both' if len(named) == 2 else 'each'} name a target: give one.")
     if settings.client_command:
         return client_target(settings.client_command)
+    if settings.here is not None and str(settings.here) not in sys.path:
+        sys.path.insert(0, str(settings.here))  # like uvicorn: `module:...` from where the user stands
+    if settings.client:
+        return client_module_target(settings.client)
     if settings.server_command:
         return command_target(settings.server_command)
-    # Like uvicorn: `module:app` is imported from where the user stands.
-    if settings.here is not None and str(settings.here) not in sys.path:
-        sys.path.insert(0, str(settings.here))
     for spec, source in ((settings.server, "--server"), (settings.environ_server, "ELICIT_SERVER"),
                          (settings.ini_server, "ini")):
         if spec:

@@ -33,7 +33,8 @@ def check_one_side(target: Target, paths: list[Path]) -> None:
     client_cases = [path for path in paths if CLIENT_CASES in path.parents]
     if client_cases and not target.is_client:
         raise UsageProblem("the client cases (elicit_conformance.clients) judge a client: name it with "
-                           "--client-command=\"<the command that runs it>\"")
+                           "--client-command=\"<the command that runs it>\" (or, a Python client in-process, "
+                           "--client=module:function)")
     if target.is_client and len(client_cases) < len(paths):
-        raise UsageProblem(f"--client-command={target.spec!r} names a client, and the server cases judge "
+        raise UsageProblem(f"{target.source}={target.spec!r} names a client, and the server cases judge "
                            "a server: run the client cases alone (pytest --pyargs elicit_conformance.clients)")
