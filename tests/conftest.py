@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+from elicit_conformance.requirements import Table
+from elicit_conformance.verdict import Ledger, recording
 
 from tests.cost import Cost
 from tests.suite import FUZZ, QUICK, stop_warm
@@ -15,6 +20,14 @@ def quick_attacks(monkeypatch: pytest.MonkeyPatch) -> None:
     inherit). The full `ci` profile judges the reference in test_transports.py and
     every mutant that claims a SEC row in test_mutants.py."""
     monkeypatch.setenv(FUZZ, QUICK[FUZZ])
+
+
+@pytest.fixture
+def ledger() -> Iterator[Ledger]:
+    """What a test that makes the cases' checks outside a case records them in (a check with
+    no ledger recording raises)."""
+    with recording(Ledger(Table.load())) as ledger:
+        yield ledger
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from elicit_conformance.dev import implementations
-from elicit_conformance.fixtures.clients.raw_client import FAULTS, FREEDOMS
+from elicit_conformance.fixtures.clients.raw_client import FAULT_VAR, FAULTS, FREEDOMS
 from elicit_conformance.requirements import Table
 from elicit_conformance.run.sides import CLIENT_TABLE
 from tests import suite
@@ -89,18 +89,25 @@ def test_a_real_client_does_what_its_kept_report_says(tmp_path: Path, name: str)
 
 
 CLIENT_ROWS = Table.load(CLIENT_TABLE).rows
-#: Each mutant client: its command, the rows it breaks, what it does, the run's options, and
-#: the real client it patches (whose own non-passes, kept, it keeps too), if any.
+#: The hand-written client in-process, its fault named in the environment (raw_client.configured):
+#: its command's path is the right client's run above; a mutant costs its calls alone.
+RAW_IN_PROCESS = "--client=elicit_conformance.fixtures.clients.raw_client:configured"
+#: Each mutant client: how the run names it, the environment it runs in, the rows it breaks,
+#: what it does, the run's options, and the real client it patches (whose own non-passes,
+#: kept, it keeps too), if any.
 MUTANTS = {
     # A fault that breaks a SHOULD row runs strict: a SHOULD not met only warns otherwise.
-    **{fault: (f"{RAW} --fault {fault}", breaks, summary,
+    **{fault: (RAW_IN_PROCESS, {FAULT_VAR: fault}, breaks, summary,
                (RAW_REVISION, *(("--conformance-strict",) if any(CLIENT_ROWS[row].level == "SHOULD" for row in breaks)
                                 else ())), None)
        for fault, (breaks, summary) in FAULTS.items()},
-    # On both revisions: a real client patched (tests/undeclared_client.py, tests/made_up_client.py).
-    "elicitation-undeclared": (f"{sys.executable} {Path(__file__).parent / 'undeclared_client.py'}", ("CLI-5", "CLI-11"),
-                               "the fastmcp client answering questions it never declared it can", (), "fastmcp-client"),
-    "answers-made-up-by-a-real-client": (f"{sys.executable} {Path(__file__).parent / 'made_up_client.py'}", ("CLI-15",),
+    # On both revisions, by command (their patches would reach the suite's own process): a real
+    # client patched (tests/undeclared_client.py, tests/made_up_client.py).
+    "elicitation-undeclared": (f"--client-command={sys.executable} {Path(__file__).parent / 'undeclared_client.py'}",
+                               {}, ("CLI-5", "CLI-11"), "the fastmcp client answering questions it never declared it can",
+                               (), "fastmcp-client"),
+    "answers-made-up-by-a-real-client": (f"--client-command={sys.executable} {Path(__file__).parent / 'made_up_client.py'}",
+                                         {}, ("CLI-15",),
                                          "the MCP SDK client accepting, without a handler, what it was asked", (),
                                          "mcp-sdk-client"),
 }
@@ -112,8 +119,8 @@ def _failing_rows(cases: list[dict[str, Any]]) -> set[str]:
 
 @pytest.mark.parametrize("fault", sorted(MUTANTS))
 def test_a_faulty_client_fails_its_rows_and_no_other(tmp_path: Path, fault: str) -> None:
-    command, breaks, summary, options, base = MUTANTS[fault]
-    run = suite.run(tmp_path / "run", f"--client-command={command}", *options, cases=CLIENT_CASES)
+    client, env, breaks, summary, options, base = MUTANTS[fault]
+    run = suite.run(tmp_path / "run", client, *options, env=env, cases=CLIENT_CASES)
     kept = implementations.committed(base)["cases"] if base else []
     # A case the real client it patches does not implement (tasks), it does not implement either.
     unimplemented = {case["test_id"] for case in kept if case["status"] == "not implemented"}

@@ -41,6 +41,9 @@ from elicit_conformance.revisions import MODERN
 from elicit_conformance.dev.services import HAProxy, RedisServer
 from tests.suite import BRIEF, TASKS_SERVED, golden_all_same, run
 
+# Their checks are the cases' own, made outside a case: they record in a ledger of their own.
+pytestmark = pytest.mark.usefixtures("ledger")
+
 CATALOG = load()
 SCENARIOS = CATALOG.scenarios
 MULTI_ROUND = [case_id for case_id, s in SCENARIOS.items() if len(s.expect.rounds) > 1]

@@ -1,7 +1,6 @@
 """A check names its row: MUST fails the case with a sentence, SHOULD only warns,
 and the ledger keeps each row's result."""
 
-from collections.abc import Iterator
 
 import pytest
 
@@ -16,12 +15,6 @@ from elicit_conformance.requirements import Table
 #: A failure that MUST happen and SHOULD name 'seats'.
 SCENARIO = load().scenarios["TYP-3"]
 assert SCENARIO.expect.error == () and SCENARIO.expect.error_should == ("seats",)
-
-
-@pytest.fixture
-def ledger() -> Iterator[verdict.Ledger]:
-    with verdict.recording(verdict.Ledger(Table.load())) as ledger:
-        yield ledger
 
 
 def failed_with(text: str) -> Run:

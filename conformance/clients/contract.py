@@ -33,7 +33,8 @@ def render() -> str:
         "- `MCP_CONFORMANCE_SCENARIO`: the scenario's name (below);",
         "- `MCP_CONFORMANCE_PROTOCOL_VERSION`: the revision to speak;",
         "- `MCP_CONFORMANCE_CONTEXT`: JSON with the scenario's `name`, its `calls` (each a `tool` and its",
-        "  `arguments`: make them all, at once), and what the client can do, each key naming a handler",
+        "  `arguments`: make them all, at once), where a scenario has them its `then` calls (the same,",
+        "  made at once once every call of `calls` has ended), and what the client can do, each key naming a handler",
         "  or an ability the client has (a key absent: the client has no such handler or ability, and",
         "  declares no such capability): `answers` (by question message: the `ElicitResult` the user",
         "  gives, which the elicitation handler returns), `sampling` (by the text of the request's last",
@@ -63,7 +64,8 @@ def render() -> str:
             for number, round_ in enumerate(script.rounds, 1):
                 asked = round_.result() if scenario.revision == MODERN else list(round_.requests.values())
                 lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(asked, ensure_ascii=False)}`")
-            typed = "" if script.result_type else " (no `resultType`)"
+            typed = ("" if script.result_type else " (no `resultType`)") + (
+                f" (caching hints: `ttlMs` {script.ttl_ms}, `cacheScope` \"public\")" if script.ttl_ms is not None else "")
             if script.task is None:
                 lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")
                 continue

@@ -84,6 +84,9 @@ class Script:
     #: Ask the last round again, under a new state, however often it is answered.
     endless: bool = False
     task: Task | None = None
+    #: The result's `ttlMs` with `cacheScope` "public": caching hints that invite a client
+    #: to keep it (server/utilities/caching); None for none.
+    ttl_ms: int | None = None
 
     def answer(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The `InputRequiredResult` for one `tools/call` of this tool; None once it
@@ -97,6 +100,8 @@ class Script:
 
     def result(self) -> dict[str, Any]:
         result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": False}
+        if self.ttl_ms is not None:
+            result |= {"ttlMs": self.ttl_ms, "cacheScope": "public"}
         return {"resultType": "complete", **result} if self.result_type else result
 
     def _answered(self, params: Mapping[str, Any]) -> int:

@@ -67,6 +67,8 @@ class ClientScenario:
     #: Whether the client takes tasks: it declares the tasks extension and drives a
     #: `CreateTaskResult` to the call's result.
     tasks: bool = False
+    #: Calls made once every call of `calls` has ended (at once, as those are).
+    then: tuple[tuple[str, Mapping[str, Any]], ...] = ()
 
     def context(self) -> dict[str, Any]:
         """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`): the calls, and
@@ -80,6 +82,8 @@ class ClientScenario:
             context["roots"] = [dict(root) for root in self.roots]
         if self.tasks:
             context["tasks"] = True
+        if self.then:
+            context["then"] = [{"tool": tool, "arguments": dict(arguments)} for tool, arguments in self.then]
         return context
 
 
@@ -150,6 +154,13 @@ SCENARIOS = {s.name: s for s in (
         "with no elicitation handler: its reply accepts nothing (an error, or a decline or cancel).",
         (Script("book_destination", (Round({"destination": _text(WHERE)}),), "Booked"),),
         (("book_destination", {}),), None, revision=HANDSHAKE),
+    ClientScenario(
+        "cacheable", "One question, and a result with caching hints (ttlMs 60000, cacheScope public) that "
+        "answers the retry; then the same call again: it goes to the server, since a retry's result is never "
+        "cached.",
+        (Script("fare_quote", (Round({"cabin": _text(CABIN)}, "fare-1"),), "Fare: 420 EUR", ttl_ms=60000),),
+        (("fare_quote", {"route": "CDG-JFK"}),), {CABIN: accept("business")},
+        then=(("fare_quote", {"route": "CDG-JFK"}),)),
     ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it (from "
         "this 2026-07-28 server: the client need not complete the call with it, only not take it as asking).",

@@ -208,3 +208,20 @@ async def test_cli_a_client_without_a_handler_accepts_no_question(client_case: C
         check("CLI-15", as_object(sent).get("action") != "accept",
               f"the retry {brief(params_of(retry))} accepted the question with {brief(sent)}, though the client has "
               "no elicitation handler: no user gave that answer")
+
+
+@pytest.mark.checks("CLI-21", "CLI-4")
+@async_case
+async def test_cli_a_retry_s_result_is_not_cached(client_case: Case, era: str) -> None:
+    """Scenario cacheable: fare_quote asks one question; the result answering the retry
+    carries caching hints (ttlMs 60000, cacheScope public); once that call has ended the
+    client makes the same call again, and it reaches the server: a first request again (no
+    inputResponses, no requestState), not a result served from a cache."""
+    played = await play(client_case, "cacheable", era)
+    calls = played.calls("fare_quote")
+    check("CLI-4", len(calls) >= 2, played.not_retried("fare_quote"))
+    firsts = [call for call in calls if not {"inputResponses", "requestState"} & set(params_of(call))]
+    check("CLI-21", len(firsts) >= 2,
+          f"the client called fare_quote {len(calls)} time(s), of which {len(firsts)} first request(s), and "
+          f"{played.exited.said()}; the second call with the same arguments never reached the server, so it was "
+          "served the result of the first call's retry, which a client never caches")
