@@ -16,7 +16,6 @@ A SHOULD covers what docs/behaviour.md asks to be *clear* rather than exact
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,13 @@ from dataclasses import dataclass, field
 from elicit_conformance.exceptions import CheckFailed, NotTestable, ShouldNotMet, TimedOut
 from elicit_conformance.requirements import Table
 from elicit_conformance.status import Status
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The first cause, without the task groups wrapped around it."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
 
 def unwrapped(error: BaseException) -> BaseException:

@@ -18,6 +18,8 @@ from typing import Any
 
 import anyio
 
+from elicit_conformance.verdict import innermost
+
 from .command import KEPT, Exited, scenario_environment
 
 
@@ -31,9 +33,8 @@ async def run_in_process(main: Callable[[str], Awaitable[None]], url: str, scena
                 await main(url)
                 code = 0
             except Exception as error:  # the client's own failure, said as an adapter says it
-                while isinstance(error, BaseExceptionGroup) and error.exceptions:
-                    error = error.exceptions[0]
-                code, failed = 1, f"{type(error).__name__}: {error}"
+                cause = innermost(error)
+                code, failed = 1, f"{type(cause).__name__}: {cause}"
     return Exited(code, printed.getvalue()[-KEPT:], failed[-KEPT:], timeout)
 
 

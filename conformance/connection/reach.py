@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from elicit_conformance.exceptions import Broken, CheckFailed, RpcError, TimedOut, Unreachable
 from elicit_conformance.revisions import ERAS
+from elicit_conformance.verdict import innermost
 
 from .client import Client
 from .faults import error_statuses
@@ -46,7 +47,7 @@ async def list_tools(target: Target, timeout: float | None = None) -> frozenset[
                 found = await _tool_names(peer)
                 names = found if names is None else names
         except Exception as error:  # noqa: BLE001 - any failure to connect is the message
-            cause = _innermost(error)
+            cause = innermost(error)
             # The server answered, with a JSON-RPC error or a bare HTTP error status: not this revision.
             if isinstance(cause, RpcError) or (isinstance(cause, Broken) and _failed_statuses(target)):
                 refused[era] = _refusal(target, cause)
@@ -97,15 +98,8 @@ def _where(target: Target) -> str:
     }.get(target.kind, f"the in-process server {target.spec}")
 
 
-def _innermost(error: BaseException) -> BaseException:
-    """The cause, without the task groups wrapped around it."""
-    while isinstance(error, BaseExceptionGroup):
-        error = error.exceptions[0]
-    return error
-
-
 def _reason(error: BaseException) -> str:
-    error = _innermost(error)
+    error = innermost(error)
     if isinstance(error, (TimedOut, CheckFailed)):  # already a sentence about the server
         return str(error)
     text = str(error) or type(error).__name__
