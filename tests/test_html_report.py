@@ -2,13 +2,13 @@
 golden transcripts, opened in headless Chromium (tests/browser.py). The page loads
 from its file alone without a console error; its rendered text holds the failing
 row's sentence, that case's transcript as a conversation and its golden diff; the
-checkbox hides what passed; a screenshot goes to the report directory."""
+checkbox hides what passed; a screenshot goes to the report directory. (The client
+cases' page, a failing mutant client's, is opened from the built wheel: tests/test_wheel.py.)"""
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -74,22 +74,3 @@ def test_a_page_that_raises_is_seen_to(tmp_path: Path) -> None:
         page.open(broken.as_uri())
         assert len(page.errors) == 2 and "said" in page.errors[0] and "TypeError" in page.errors[1], page.errors
 
-
-def test_a_failing_client_s_report_page_in_headless_chromium(tmp_path: Path) -> None:
-    """The client cases' report is the same page: a mutant client (the raw client re-serializing
-    the state it was given) fails CLI-1, and the page says so with the case's transcript."""
-    client = f"{sys.executable} -m elicit_conformance.fixtures.clients.raw_client --fault state-reserialized"
-    failed = run(tmp_path / "run", f"--client-command={client}", "--revision=2026-07-28", cases=("conformance/clients",))
-    case = next(c for c in failed.index["cases"] if c["status"] != "pass")
-    assert case["message"].startswith("CLI-1: the retry carried requestState"), case
-    report = failed.directory / "report"
-    with chromium(tmp_path) as page:
-        page.open((report / "index.html").as_uri())
-        text = page.text()
-        page.screenshot(report / "screenshot.png")
-        assert page.errors == [], page.errors
-        # The sentence quotes a state with runs of spaces, which a page shows as one.
-        assert " ".join(case["message"].split()) in " ".join(text.split())
-        assert re.search(r"CLI-1\tMUST\tfail\b", text), text[:3000]
-        section = page.evaluate(f"document.getElementById({json.dumps(case['test_id'])}).innerText")
-        assert "calls book_destination with" in section and "Where would you like to fly?" in section

@@ -22,6 +22,7 @@ import pytest
 from elicit_conformance.catalog import load
 from elicit_conformance.dev import implementations
 from tests import test_clients
+from tests.browser import chromium
 from tests.suite import QUICK, ROOT, checked, child_environment, golden_all_same, source_copy
 from tests.typescript import build, http_server
 
@@ -191,6 +192,30 @@ def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_p
     for written in ("report/index.html", "report/verdicts.md", "report/summary.md", "report/badge-2026-07-28.json",
                     "junit.xml"):
         assert (tmp_path / written).exists(), written
+
+
+def test_a_failing_client_s_report_page_from_the_wheel_in_headless_chromium(venv: Venv, tmp_path: Path) -> None:
+    """The client cases' report is the server cases' page: a mutant client shipped in the wheel
+    (the hand-written client re-serializing the state it was given) fails CLI-1 alone, and the
+    page, opened in headless Chromium (tests/browser.py), says so with the case's transcript."""
+    client = f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.raw_client --fault state-reserialized"
+    result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.clients", f"--client-command={client}",
+                         "--revision=2026-07-28", "--conformance-report=report")
+    assert result.returncode == 1, result.stdout[-4000:] + result.stderr[-2000:]
+    report = tmp_path / "report"
+    (case,) = [c for c in json.loads((report / "index.json").read_text())["cases"] if c["status"] != "pass"]
+    assert case["message"].startswith("CLI-1: the retry carried requestState"), case
+    with chromium(tmp_path / "profile") as page:
+        page.open((report / "index.html").as_uri())
+        text = page.text()
+        page.screenshot(report / "screenshot.png")
+        assert page.errors == [], page.errors
+        # The sentence quotes a state with runs of spaces, which a page shows as one.
+        assert " ".join(case["message"].split()) in " ".join(text.split())
+        assert re.search(r"CLI-1\tMUST\tfail\b", text), text[:3000]
+        section = page.evaluate(f"document.getElementById({json.dumps(case['test_id'])}).innerText")
+        assert "calls book_destination with" in section and "Where would you like to fly?" in section
+    assert (report / "screenshot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_third_party_server_module_in_its_own_project(venv: Venv, tmp_path: Path) -> None:

@@ -43,13 +43,17 @@ def render() -> str:
         f"  declares `{TASKS}` in its requests' capabilities, polls a `CreateTaskResult`",
         "  with `tasks/get`, answers what the task asks through `tasks/update`, and completes the call",
         "  with the task's result; a client that declares no such extension is offered no task, and",
-        "  its tasked-call cases end \"not implemented\").",
+        "  its tasked-call cases end \"not implemented\"), and `cancel` (true: the user cancels each call",
+        "  once the server has made it a task: the client cancels the task with `tasks/cancel`, and",
+        "  need not poll it again; a client that has no way to cancel a task polls it on until it is",
+        "  stopped at the timeout, and its case ends \"not implemented\").",
         "",
         "The client exits 0 once every call has completed (printing each call's text), or non-zero",
         "saying why. It has `--conformance-timeout` seconds for a scenario (30 by default), start-up",
         "included; past that it is stopped (its process group). On 2026-07-28 the server answers",
         "JSON over streamable HTTP, with no session: `server/discover`, `tools/list`, `tools/call`",
-        "of the scenario's tools, and `tasks/get` and `tasks/update` of the tasks it makes (with a",
+        "of the scenario's tools, and `tasks/get`, `tasks/update` and `tasks/cancel` (acknowledged with",
+        "an empty result, the task `cancelled` from then on) of the tasks it makes (with a",
         "tasked call, its `server/discover` lists the tasks extension, and a `tools/call` of that",
         "tool that does not declare the extension is answered -32021); anything else is -32601.",
         "On 2025-11-25 it is a fastmcp server (`initialize`, a session), asking each question by",
@@ -72,9 +76,10 @@ def render() -> str:
             asks = script.task.asks
             asked = (f"`input_required` with `{json.dumps({'inputRequests': asks}, ensure_ascii=False)}` until "
                      "`tasks/update` has answered each of its keys, then " if asks else "")
+            ending = ("`working` until it is cancelled" if script.task.until_cancelled else
+                      f"`working` ({WORKING_POLLS} polls), then `completed` with a result whose text is {script.text!r}")
             lines.append(f"- `{script.tool}`, then: a `CreateTaskResult` (status `working`, `pollIntervalMs` "
-                         f"{POLL_INTERVAL_MS}); each `tasks/get` finds the task one step further: {asked}`working` "
-                         f"({WORKING_POLLS} polls), then `completed` with a result whose text is {script.text!r}")
+                         f"{POLL_INTERVAL_MS}); each `tasks/get` finds the task one step further: {asked}{ending}")
         lines += ["", f"The context: `{json.dumps(scenario.context(), ensure_ascii=False)}`", ""]
     lines += ["## Rows", "", "| Row | Level | Checks | Source |", "|---|---|---|---|"]
     for row in table.rows.values():

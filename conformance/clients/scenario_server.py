@@ -4,8 +4,8 @@ Raw on purpose, as the official suite's mock servers are: a client case needs ro
 framework would never send by itself (a state made of awkward bytes, no state at all,
 a result without `resultType`), and it must see every message exactly as the client
 put it on the wire (`recording`). It answers JSON (no SSE, no session): `server/discover`,
-`tools/list`, the scenario's `tools/call`, `tasks/get` and `tasks/update` of the tasks it
-made, and a notification with 202.
+`tools/list`, the scenario's `tools/call`, `tasks/get`, `tasks/update` and `tasks/cancel`
+of the tasks it made, and a notification with 202.
 
 A call is matched to its round by what the retry carries: the round whose state it
 echoes and whose keys it answers; a call that matches none starts from the first round.
@@ -66,9 +66,11 @@ class Task:
     `tasks/get` shows it `input_required` with the requests of `asks` that no `tasks/update`
     has answered yet (while any is left), then `working` (`WORKING_POLLS` times), then
     `completed` with the script's result. Each step waits for a poll, not for time, so what a client sees
-    depends on how it polls alone."""
+    depends on how it polls alone. With `until_cancelled` it stays `working` until a `tasks/cancel`;
+    any task is `cancelled` from then on (the server honours a cancel at once, as it may)."""
 
     asks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    until_cancelled: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,11 +193,12 @@ class ScenarioServer:
                 task = RunningTask(script)
                 self.tasks[task.task_id] = task
                 result = {"resultType": "task", **task.fields("working")}
-        elif method in ("tasks/get", "tasks/update"):
+        elif method in ("tasks/get", "tasks/update", "tasks/cancel"):
             task = self.tasks.get(params.get("taskId")) if isinstance(params, dict) else None
             if task is None:
                 return {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": "no such task"}}
-            result = task.polled() if method == "tasks/get" else task.updated(params.get("inputResponses"))
+            result = (task.polled() if method == "tasks/get" else task.cancel() if method == "tasks/cancel"
+                      else task.updated(params.get("inputResponses")))
         else:
             return {"jsonrpc": "2.0", "id": request["id"],
                     "error": {"code": -32601, "message": f"the scenario server does not serve {method!r}"}}
@@ -220,6 +223,8 @@ class RunningTask:
     worked: int = 0
     #: A poll has been answered `completed`.
     done: bool = False
+    #: A `tasks/cancel` has come.
+    cancelled: bool = False
     unasked: list[list[str]] = field(default_factory=list)
     created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
 
@@ -238,10 +243,12 @@ class RunningTask:
 
     def polled(self) -> dict[str, Any]:
         """The task as a `tasks/get` finds it, one step further than the last poll."""
+        if self.cancelled:
+            return {"resultType": "complete", **self.fields("cancelled")}
         if self.outstanding:
             return {"resultType": "complete", **self.fields("input_required"),
                     "inputRequests": {key: dict(request) for key, request in self.outstanding.items()}}
-        if self.worked < WORKING_POLLS:
+        if self.worked < WORKING_POLLS or self.script.task and self.script.task.until_cancelled:
             self.worked += 1
             return {"resultType": "complete", **self.fields("working")}
         self.done = True
@@ -257,6 +264,13 @@ class RunningTask:
         self.unasked.append(sorted(key for key in keys if key not in self.outstanding))
         for key in keys:
             self.outstanding.pop(key, None)
+        return {"resultType": "complete"}
+
+
+    def cancel(self) -> dict[str, Any]:
+        """A `tasks/cancel`: acknowledged with an empty result ("On success, the server MUST
+        acknowledge the request with an empty result"), the task cancelled unless it ended."""
+        self.cancelled = not self.done
         return {"resultType": "complete"}
 
 

@@ -1,8 +1,9 @@
 """The client scenarios: what the scenario server asks, what the client is to call, and
 what its handler answers, as data. A client adapter reads the same data from
 `MCP_CONFORMANCE_CONTEXT`: `calls` (each `{"tool", "arguments"}`, made concurrently),
-`answers` (by question message: the `ElicitResult` to answer with), and a key for each
-other ability the client has (`sampling`, `roots`, `tasks`)."""
+`answers` (by question message: the `ElicitResult` to answer with), a key for each
+other ability the client has (`sampling`, `roots`, `tasks`), `then` (calls made once those
+have ended) and `cancel` (the user cancels each call once it has become a task)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,8 @@ class ClientScenario:
     tasks: bool = False
     #: Calls made once every call of `calls` has ended (at once, as those are).
     then: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    #: The user cancels each call once the server has made it a task: the client cancels the task.
+    cancel: bool = False
 
     def context(self) -> dict[str, Any]:
         """What the client reads from `MCP_CONFORMANCE_CONTEXT` (beside `name`): the calls, and
@@ -84,6 +87,8 @@ class ClientScenario:
             context["tasks"] = True
         if self.then:
             context["then"] = [{"tool": tool, "arguments": dict(arguments)} for tool, arguments in self.then]
+        if self.cancel:
+            context["cancel"] = True
         return context
 
 
@@ -178,4 +183,10 @@ SCENARIOS = {s.name: s for s in (
         "then completed with the call's result.",
         (Script("book_trip", (), "Booked", task=Task({"destination": _text(WHERE), "date": _text(WHEN)})),),
         (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}}, tasks=True),
+    ClientScenario(
+        "task-cancel", "A call answered with a CreateTaskResult at once, whose task keeps working until it is "
+        "cancelled; the user cancels the call once it is a task: the client cancels the task with tasks/cancel "
+        "(not notifications/cancelled), and need not poll it again.",
+        (Script("search_fares", (), "Fares found", task=Task(until_cancelled=True)),),
+        (("search_fares", {"route": "CDG-JFK"}),), {}, tasks=True, cancel=True),
 )}

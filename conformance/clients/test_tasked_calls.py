@@ -2,7 +2,8 @@
 a client that declares the extension is answered a `CreateTaskResult`, after a round or at
 once, and drives the task to the call's result: it polls `tasks/get` (with the `Mcp-Name`
 header, waiting `pollIntervalMs`), answers what the task asks through `tasks/update`, and
-the call completes with the task's result.
+the call completes with the task's result; or, its user cancelling the call, it cancels the
+task with `tasks/cancel`.
 
 The extension is optional for a client, as for a server: a client that declares it on none
 of its calls is answered -32021 (the extension's rule for a server that can serve the call
@@ -53,15 +54,22 @@ async def _tasked(case: Case, scenario: str, era: str) -> Played:
     return played
 
 
-def _task_of(played: Played, tool: str) -> tuple[RunningTask, list[dict[str, Any]]]:
-    """CLI-16: the task the server made for `tool`, and the client's polls of it; the client
-    polled it until it was completed, and the call completed with its result."""
+def _made(played: Played, tool: str) -> tuple[RunningTask, list[dict[str, Any]]]:
+    """CLI-16: the task the server made for `tool` (one was made), and the client's polls of it."""
     tasks = played.tasks()
     check("CLI-16", bool(tasks), f"the server never answered {tool} with a CreateTaskResult: the client's calls "
           f"{brief([params_of(c) for c in played.calls(tool)])} did not reach it ({played.exited.said()})")
-    task = tasks[0]
-    polls = [r for r in played.server.requests() if r.get("method") == "tasks/get"
-             and params_of(r).get("taskId") == task.task_id]
+    return tasks[0], _task_requests(played, "tasks/get", tasks[0])
+
+
+def _task_requests(played: Played, method: str, task: RunningTask) -> list[dict[str, Any]]:
+    return [r for r in played.server.requests() if r.get("method") == method and params_of(r).get("taskId") == task.task_id]
+
+
+def _task_of(played: Played, tool: str) -> tuple[RunningTask, list[dict[str, Any]]]:
+    """CLI-16: the task the server made for `tool`, and the client's polls of it; the client
+    polled it until it was completed, and the call completed with its result."""
+    task, polls = _made(played, tool)
     polled = (f"polled it {len(polls)} time(s) with tasks/get and stopped before a poll found it completed" if polls
               else "never polled it with tasks/get")
     check("CLI-16", task.done, f"the server answered {tool} with a CreateTaskResult (task {task.task_id}), and the "
@@ -131,8 +139,7 @@ async def test_cli_a_task_s_questions_are_answered_through_tasks_update(client_c
     client prints its result's text ('Booked')."""
     played = await _tasked(client_case, "task-first", era)
     task, polls = _task_of(played, "book_trip")
-    updates = [r for r in played.server.requests() if r.get("method") == "tasks/update"
-               and params_of(r).get("taskId") == task.task_id]
+    updates = _task_requests(played, "tasks/update", task)
     for key, request in task.asks.items():
         message = request["params"]["message"]
         wanted = SCENARIOS["task-first"].answers[message]
@@ -145,5 +152,35 @@ async def test_cli_a_task_s_questions_are_answered_through_tasks_update(client_c
               f"the tasks/update (id {update.get('id')!r}) of task {task.task_id} answered {unasked}, which the task "
               "was not asking when it arrived (answered already, or never asked); a client answers the requests "
               "still outstanding, each once")
+    _check_poll_pace(played, task, polls)
+    _check_routing_headers(played)
+
+
+@pytest.mark.checks("CLI-22", "CLI-23", "CLI-16", "CLI-20", "CLI-17")
+@async_case
+async def test_cli_a_task_its_user_cancels_is_cancelled_with_tasks_cancel(client_case: Case, era: str) -> None:
+    """Scenario task-cancel: search_fares is answered with a CreateTaskResult at once, a task
+    that keeps working until it is cancelled; the user cancels the call, and the client
+    cancels the task with tasks/cancel (with the Mcp-Name header), not with
+    notifications/cancelled. It may poll before and after, or not at all."""
+    played = await _tasked(client_case, "task-cancel", era)
+    task, polls = _made(played, "search_fares")
+    tasked = [call.get("id") for call in played.calls("search_fares")
+              if as_object(as_object(_answer_to(played, call)).get("result")).get("resultType") == "task"]
+    notes = [note for note in played.server.bodies() if note.get("method") == "notifications/cancelled"
+             and params_of(note).get("requestId") in tasked]
+    check("CLI-22", not notes,
+          f"the client sent notifications/cancelled {brief(params_of(notes[0]) if notes else None)}, naming the "
+          f"tools/call of search_fares the server answered with a CreateTaskResult (task {task.task_id}); a task is "
+          "cancelled with tasks/cancel, never with notifications/cancelled")
+    cancels = _task_requests(played, "tasks/cancel", task)
+    if not cancels and played.exited.code is None:
+        raise NotOffered(
+            f"the client never cancelled task {task.task_id}, which its user cancelled: it polled it {len(polls)} time(s) "
+            f"with tasks/get until {played.exited.said()}; it offers no way to cancel a task, so this case does not "
+            "apply", cause="task cancellation not offered")
+    should("CLI-23", bool(cancels),
+           f"the client stopped polling task {task.task_id} after {len(polls)} poll(s), the task still working, without "
+           f"sending tasks/cancel ({played.exited.said()}); a client polls a task until it ends, or cancels it")
     _check_poll_pace(played, task, polls)
     _check_routing_headers(played)

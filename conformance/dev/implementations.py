@@ -61,19 +61,21 @@ suite installed without the tasks extra: tests/test_wheel.py's venv), the MCP Py
 `fixtures/clients/typescript/package-lock.json`): a row per client requirement
 (docs/client-contract.md).
 
-Every cell passes but the tasked calls' (CLI-16 to CLI-20, the tasks extension). Only fastmcp
+Every cell passes but the tasked calls' (CLI-16 to CLI-20, CLI-22 and CLI-23, the tasks extension). Only fastmcp
 4.1 (with fastmcp-tasks) and the TypeScript SDK (with `@modelcontextprotocol/ext-tasks` 0.2.2)
 declare the extension; the others are offered no task and read "not implemented". The MCP SDK
 ships no tasks extension, only the hooks one is written on (`ClientExtension`, `ResultClaim`:
 `mcp/client/extension.py:145`), and fastmcp 4.2 without the tasks extra lacks fastmcp-tasks,
 whose import is what turns a `Client`'s task support on (`fastmcp/client/extension_hooks.py:1-20`).
-fastmcp 4.1 drives both tasks to the call's result, answering the task's questions right, but
-posts `tasks/get` and `tasks/update` without the `Mcp-Name` header (CLI-17): its request classes
+fastmcp 4.1 drives both tasks to the call's result, answering the task's questions right, and
+cancels a task with `tasks/cancel` through its task handle (`fastmcp_tasks/client.py:119-130`,
+`:512-514`), but posts `tasks/get`, `tasks/update` and `tasks/cancel` without the `Mcp-Name`
+header (CLI-17): its request classes
 (`fastmcp_tasks/client_models.py:108-130`) leave the SDK's `name_param` unset, and the SDK's
 session sets `Mcp-Name` only from it (`mcp/client/session.py:566-571`) or for `tools/call`,
 `prompts/get` and `resources/read` (`mcp/shared/inbound.py:72-78`, `mcp/client/session.py:185-187`).
-Since the case stops there, its CLI-16, CLI-18 and CLI-19 read "not reached", though their
-checks held. It also polls a working task again after 20 ms whatever `pollIntervalMs` says
+Since the case stops there, its CLI-16, CLI-18, CLI-19, CLI-22 and CLI-23 read "not reached",
+though their checks held. It also polls a working task again after 20 ms whatever `pollIntervalMs` says
 (CLI-20, a SHOULD, a warning): its delay is a backoff from 20 ms that `pollIntervalMs` only
 caps (`fastmcp_tasks/client.py:64`, `:139-165`, `:293-300`). The TypeScript SDK client calls
 through ext-tasks, whose 2026-07-28 requests go through a dispatcher the host supplies
