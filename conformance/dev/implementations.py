@@ -48,8 +48,9 @@ CLIENTS = {
     "mcp-sdk-client": "MCP Python SDK",
     "typescript-client": "TypeScript SDK",
 }
-#: The clients the official client scenarios run against (from this checkout's venv).
-OFFICIAL_CLIENTS = ("fastmcp-client", "mcp-sdk-client", "typescript-client")
+#: The clients the official client scenarios run against: all of them (fastmcp 4.2's from the
+#: built wheel's venv, tests/test_wheel.py; the others from this checkout's, tests/test_official_suite.py).
+OFFICIAL_CLIENTS = tuple(CLIENTS)
 CLIENTS_HEAD = """
 ## Clients
 
@@ -100,21 +101,21 @@ OFFICIAL_HEAD = """
 The official suite's client scenarios on asking (`@modelcontextprotocol/conformance`
 0.2.0-alpha.12: `sep-2322-client-request-state`, `request-metadata`,
 `elicitation-sep1034-client-defaults`), run against the same adapters
-(tests/test_official_suite.py; each adapter makes the calls of the official everything-client,
+(tests/test_official_suite.py, and fastmcp 4.2's from the built wheel in tests/test_wheel.py; each adapter makes the calls of the official everything-client,
 `fixtures/clients/adapter.py`'s `OFFICIAL`). Where both judge the same behaviour (the last
 column names the row) they agree, and the test fails if they stop agreeing.
 
 What the official scenarios check that this suite does not: the `MCP-Protocol-Version` header
 on each POST and its match with `_meta`, `clientInfo`, and a retry with a supported version
-after -32022 (`request-metadata`: version negotiation, not asking; the two Python clients,
+after -32022 (`request-metadata`: version negotiation, not asking; the Python clients,
 pinned to 2026-07-28 by their adapters, end the call on -32022, since the SDK's retry with
 another version is in its automatic mode's probe, `mcp/client/_probe.py:72`); and a form's
 defaults filled into an accepted answer (`elicitation-sep1034-client-defaults`: "Clients that
 support defaults SHOULD pre-populate form fields with these values"; the official check fails
-a client that does not support defaults, as neither Python client does, which that sentence
+a client that does not support defaults, as no Python client does, which that sentence
 allows, so this suite has no such row; the TypeScript SDK does it when the client declares
 `elicitation.form.applyDefaults`, as its adapter does). Every official run fails on a client's
-exit code where a call failed (all three on `sep-2322`, for the result without `resultType`).
+exit code where a call failed (all four on `sep-2322`, for the result without `resultType`).
 
 What this suite checks that the official scenarios do not: a response under every key of a
 round (CLI-4) and each the user's answer under its own key, declined and cancelled ones too
@@ -122,7 +123,9 @@ round (CLI-4) and each the user's answer under its own key, declined and cancell
 state alone; the elicitation capability on every request, retries included (CLI-5; the official
 check reads its shape where present); a request without `mode` answered as a form (CLI-10); a
 bound on rounds (CLI-9); sampling and roots requests inside a round, dispatched to their
-handlers and declared (CLI-12, CLI-13, CLI-14); and the handshake era's capability (CLI-11).
+handlers and declared (CLI-12, CLI-13, CLI-14); a client without a handler accepting nothing
+(CLI-15); a retry's result never cached (CLI-21); tasked calls, in both flows and cancelled
+(CLI-16 to CLI-20, CLI-22, CLI-23); and the handshake era's capability (CLI-11).
 """
 HEAD = """\
 # Implementations
