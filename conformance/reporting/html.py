@@ -65,7 +65,8 @@ def page(report: Report, table: Table, directory: Path) -> str:
     """The whole report as one HTML page; transcripts are read from `directory`."""
     columns, rows = report.verdict_table(table)
     cases = sorted(report.outcomes.values(), key=lambda o: (rank(o.status), o.test_id))
-    rolled = "".join(f"<li>{escape(line)}</li>" for line in [*report.problems, *report.rolled_up(ids=False)])
+    said = [*report.problems, *(rolled.said(ids=False) for rolled in report.rolled_up())]
+    rolled = "".join(f"<li>{escape(line)}</li>" for line in said)
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>elicit-conformance: '
         f"{escape(report.target)}</title><style>{STYLE}</style></head><body>"

@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from elicit_conformance.requirements import Requirement, Table
 from elicit_conformance.exceptions import ReportError
@@ -99,6 +99,21 @@ class Outcome:
 
 #: How a target is reached, as a report names it (`Target.kind`).
 TRANSPORTS = {"module": "in-process", "url": "HTTP", "command": "stdio", "client": "client command"}
+
+
+class Rolled(NamedTuple):
+    """The cases that proved nothing for one cause (a missing tool, a refused revision, no
+    registration adapter): one line of a summary instead of one a case."""
+
+    status: Status
+    cause: str
+    test_ids: tuple[str, ...]
+
+    def said(self, ids: bool = True) -> str:
+        """The line; with `ids`, the cases' test ids (the report's), else their count alone (the terminal's)."""
+        count = len(self.test_ids)
+        return f"{self.status}: {self.cause}: {count} case{'s' if count != 1 else ''}" + (
+            f": {', '.join(self.test_ids)}" if ids else "")
 
 
 class Report:
@@ -222,24 +237,19 @@ class Report:
                   + f" | {cited(table.source_of(row.id))} |" for row, cells in rows]
         return "\n".join(lines) + "\n"
 
-    def rolled_up(self, ids: bool = True) -> list[str]:
-        """One line per cause of the cases that proved nothing (a missing tool, a
-        refused revision, no registration adapter), instead of one line a case; with
-        `ids`, the cases' test ids (the report's), else their count alone (the terminal's)."""
-        groups: dict[tuple[str, str], list[str]] = {}
+    def rolled_up(self) -> list[Rolled]:
+        """The cases that proved nothing (not testable, not implemented), by cause, worst first."""
+        groups: dict[tuple[Status, str], list[str]] = {}
         for o in self.outcomes.values():
             if o.status in (Status.NOT_TESTABLE, Status.NOT_IMPLEMENTED):
                 groups.setdefault((o.status, o.cause or o.message), []).append(o.test_id)
-        return [
-            f"{status}: {cause}: {len(found)} case{'s' if len(found) != 1 else ''}"
-            + (f": {', '.join(sorted(found))}" if ids else "")
-            for (status, cause), found in sorted(groups.items(), key=lambda g: (rank(g[0][0]), g[0][1]))
-        ]
+        return [Rolled(status, cause, tuple(sorted(found)))
+                for (status, cause), found in sorted(groups.items(), key=lambda g: (rank(g[0][0]), g[0][1]))]
 
     def markdown(self) -> str:
         lines = [f"### {self.headline()}", ""]
         lines += [f"- {problem}" for problem in self.problems]
-        lines += [f"- {line}" for line in self.rolled_up()]
+        lines += [f"- {rolled.said()}" for rolled in self.rolled_up()]
         if lines[2:]:
             lines.append("")
         lines += ["| Test | Checks | Revision | Level | Status | Note |", "|---|---|---|---|---|---|"]

@@ -27,8 +27,8 @@ def summary(session: Session, update_snapshots: bool = False, sentences_above: b
     if not report.outcomes and not report.problems:
         return []
     lines = [Line(report.headline())]
-    lines += [Line(f"  {line}", "red" if line.startswith(Status.NOT_TESTABLE) else "")
-              for line in report.rolled_up(ids=False)]
+    lines += [Line(f"  {rolled.said(ids=False)}", "red" if rolled.status == Status.NOT_TESTABLE else "")
+              for rolled in report.rolled_up()]
     for outcome in report.outcomes.values():
         if outcome.status in (Status.FAIL, Status.TIMED_OUT, Status.STALE):
             # pytest prints a failure's sentence in its section; a case timed out, or a
