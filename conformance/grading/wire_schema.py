@@ -120,6 +120,28 @@ def result_type_problems(messages: list[tuple[str, dict[str, Any]]]) -> Iterator
                 yield problem
 
 
+#: The tasks extension's requests about a task, and whether each is answered with a bare acknowledgement.
+TASK_REQUESTS = {"tasks/get": False, "tasks/update": True, "tasks/cancel": True}
+#: What an empty result may still carry: every result's `_meta`, and its `resultType`.
+EMPTY = {"_meta", "resultType"}
+
+
+def task_answer_problems(messages: list[tuple[str, dict[str, Any]]]) -> Iterator[tuple[str, str]]:
+    """Each result answering a `tasks/*` request that is not as the tasks extension says:
+    (row, clause), TASK-9 for a `resultType` other than "complete", TASK-10 for an
+    acknowledgement (`tasks/update`, `tasks/cancel`) that carries more than an empty result."""
+    for message, answering in _sent(messages):
+        result = message.get("result")
+        if answering not in TASK_REQUESTS or not isinstance(result, dict):
+            continue
+        if result.get("resultType") != "complete":
+            stated = f"resultType {result['resultType']!r}" if "resultType" in result else "no resultType"
+            yield "TASK-9", f"the {answering} result (id {message.get('id')!r}) carried {stated}: {brief(result)}"
+        extra = sorted(set(result) - EMPTY)
+        if TASK_REQUESTS[answering] and extra:
+            yield "TASK-10", f"the {answering} acknowledgement (id {message.get('id')!r}) carried {extra}: {brief(result)}"
+
+
 def result_problems(messages: list[tuple[str, dict[str, Any]]], revision: str) -> Iterator[str]:
     """Each result in `messages` that does not validate as what its `resultType` says it
     is, read as a client reads it ("resultType ... allows the client to determine how to
