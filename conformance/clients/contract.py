@@ -68,7 +68,8 @@ def render() -> str:
             for number, round_ in enumerate(script.rounds, 1):
                 asked = round_.result() if scenario.revision == MODERN else list(round_.requests.values())
                 lines.append(f"- `{script.tool}`, round {number}: `{json.dumps(asked, ensure_ascii=False)}`")
-            typed = ("" if script.result_type else " (no `resultType`)") + (
+            typed = ({"complete": "", None: " (no `resultType`)"}.get(script.result_type,
+                                                                       f" (`resultType` {script.result_type!r})")) + (
                 f" (caching hints: `ttlMs` {script.ttl_ms}, `cacheScope` \"public\")" if script.ttl_ms is not None else "")
             if script.task is None:
                 lines.append(f"- `{script.tool}`, then: a result whose text is {script.text!r}{typed}")

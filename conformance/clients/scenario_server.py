@@ -76,13 +76,13 @@ class Task:
 @dataclass(frozen=True)
 class Script:
     """What the server does for one tool: its rounds, then its result's text (or, with
-    `task`, a task that ends with it). With `result_type=False` the result carries no
-    `resultType`, as a server of an earlier revision sends it."""
+    `task`, a task that ends with it). Its `resultType` is `result_type`: None for none, as a
+    server of an earlier revision sends it, or a kind no client knows."""
 
     tool: str
     rounds: tuple[Round, ...]
     text: str
-    result_type: bool = True
+    result_type: str | None = "complete"
     #: Ask the last round again, under a new state, however often it is answered.
     endless: bool = False
     task: Task | None = None
@@ -104,7 +104,7 @@ class Script:
         result: dict[str, Any] = {"content": [{"type": "text", "text": self.text}], "isError": False}
         if self.ttl_ms is not None:
             result |= {"ttlMs": self.ttl_ms, "cacheScope": "public"}
-        return {"resultType": "complete", **result} if self.result_type else result
+        return {"resultType": self.result_type, **result} if self.result_type is not None else result
 
     def _answered(self, params: Mapping[str, Any]) -> int:
         """The last round this call answers; -1 for a first call."""

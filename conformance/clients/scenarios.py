@@ -169,8 +169,13 @@ SCENARIOS = {s.name: s for s in (
     ClientScenario(
         "absent-result-type", "A result without resultType, as a server of an earlier revision sends it (from "
         "this 2026-07-28 server: the client need not complete the call with it, only not take it as asking).",
-        (Script("flight_status", (), "On time", result_type=False),),
+        (Script("flight_status", (), "On time", result_type=None),),
         (("flight_status", {}),)),
+    ClientScenario(
+        "unknown-result-type", "A result whose resultType is a kind no client knows ('itinerary'): it is invalid, "
+        "so the client neither retries the call nor completes it with that result.",
+        (Script("trip_summary", (), "Three nights in Paris", result_type="itinerary"),),
+        (("trip_summary", {}),)),
     ClientScenario(
         "task-after-rounds", "The flow the tasks extension recommends: one question in a round first, and the "
         "retry that answers it is answered with a CreateTaskResult; the client, which declares the extension, "

@@ -104,6 +104,26 @@ async def test_cli_a_result_without_result_type_is_complete(client_case: Case, e
           f"({played.exited.said()})")
 
 
+@pytest.mark.checks("CLI-24")
+@async_case
+async def test_cli_a_result_of_an_unknown_kind_is_invalid(client_case: Case, era: str) -> None:
+    """Scenario unknown-result-type: trip_summary answers a result whose resultType is
+    'itinerary', a kind no client knows; the client takes it as invalid: it calls once (the
+    result is not asking) and the call does not complete with it (the client does not exit 0
+    printing its text 'Three nights in Paris'; how it says the call failed is its own)."""
+    played = await play(client_case, "unknown-result-type", era)
+    calls = played.calls("trip_summary")
+    text = SCENARIOS["unknown-result-type"].scripts[0].text
+    check("CLI-24", bool(calls), f"the client never called trip_summary: {played.exited.said()}")
+    check("CLI-24", len(calls) == 1, f"the client called trip_summary {len(calls)} time(s) "
+          f"({brief([params_of(c) for c in calls])}); a result of an unknown kind is invalid, not asking, so the "
+          f"client does not retry it ({played.exited.said()})")
+    exited = played.exited
+    check("CLI-24", not (exited.code == 0 and text in exited.stdout),
+          f"the client completed trip_summary with a result whose resultType is 'itinerary' ({exited.said()}); a "
+          "result of a kind the client does not recognize is invalid, and the call does not complete with it")
+
+
 @pytest.mark.checks("CLI-8", "CLI-7")
 @pytest.mark.transcript_varies("the two calls' requests interleave as the client's timing has them")
 @async_case

@@ -62,7 +62,19 @@ suite installed without the tasks extra: tests/test_wheel.py's venv), the MCP Py
 `fixtures/clients/typescript/package-lock.json`): a row per client requirement
 (docs/client-contract.md).
 
-Every cell passes but the tasked calls' (CLI-16 to CLI-20, CLI-22 and CLI-23, the tasks extension). Only fastmcp
+Every cell passes but a result of an unknown kind (CLI-24) and the tasked calls' (CLI-16 to
+CLI-20, CLI-22 and CLI-23, the tasks extension).
+
+A result whose `resultType` is `"itinerary"` completes the call on the three Python clients
+(CLI-24: "A resultType of any value unrecognized by the client MUST be considered invalid"):
+the MCP SDK's `ResultType` is an open union, `Literal["complete", "input_required"] | str`
+(`mcp_types/_types.py:160-162`), and its session routes a tag no claim owns to the core arm,
+`CallToolResult | InputRequiredResult` (`mcp/client/session.py:328-338`), whose
+`CallToolResult` takes any string as its `result_type`; its comment expects such a tag to
+"fail core validation there", which the open union does not. fastmcp calls through that
+session (`fastmcp/client/mixins/tools.py:211`). The TypeScript SDK's 2026-07-28 decoder
+refuses any kind but `complete` and `input_required` ("Unsupported result type",
+`@modelcontextprotocol/client/dist/src-CeKsbNLO.mjs:3991-3996`). Only fastmcp
 4.1 (with fastmcp-tasks) and the TypeScript SDK (with `@modelcontextprotocol/ext-tasks` 0.2.2)
 declare the extension; the others are offered no task and read "not implemented". The MCP SDK
 ships no tasks extension, only the hooks one is written on (`ClientExtension`, `ResultClaim`:
