@@ -20,12 +20,15 @@ from .scenario_server import Round, Script, Task
 AWKWARD_STATE = '{"v": 1, "note": "caf\u00e9 \u2708 \\"quoted\\"  two  spaces\\\\"}'
 
 
-def _text(message: str, mode: str | None = "form") -> dict[str, Any]:
+def _text(message: str, mode: str | None = "form", default: str | None = None) -> dict[str, Any]:
     """A form question for a string; with `mode=None` the request names no mode, as a server
-    may for a form ("servers MAY omit the mode field for form mode elicitation requests")."""
+    may for a form ("servers MAY omit the mode field for form mode elicitation requests");
+    with a `default`, the field offers it (and is optional)."""
+    field = {"type": "string", **({"default": default} if default is not None else {})}
     return {"method": "elicitation/create", "params": {
         "message": message, **({"mode": mode} if mode else {}),
-        "requestedSchema": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}}
+        "requestedSchema": {"type": "object", "properties": {"value": field},
+                            "required": [] if default is not None else ["value"]}}}
 
 
 def _flag(message: str) -> dict[str, Any]:
@@ -139,10 +142,13 @@ SCENARIOS = {s.name: s for s in (
         (Script("book_destination", (Round({"destination": _text(WHERE)}, "endless-1"),), "Never", endless=True),),
         (("book_destination", {"ref": "endless"}),), {WHERE: accept("Paris")}),
     ClientScenario(
-        "handshake", "On 2025-11-25: a call that asks two questions by elicitation/create while it is open "
-        "(a real fastmcp server, with a session); the client answers each, accepting one and declining the other.",
-        (Script("book_trip", (Round({"destination": _text(WHERE), "date": _text(WHEN)}),), "Booked"),),
-        (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}}, revision=HANDSHAKE),
+        "handshake", "On 2025-11-25: a call that asks three questions by elicitation/create while it is open "
+        "(a real fastmcp server, with a session); the client answers each, accepting one, declining one, and "
+        "accepting one whose field offers a default ('economy') with the user's own value ('business').",
+        (Script("book_trip", (Round({"destination": _text(WHERE), "date": _text(WHEN),
+                                     "cabin": _text(CABIN, default="economy")}),), "Booked"),),
+        (("book_trip", {}),), {WHERE: accept("Paris"), WHEN: {"action": "decline"}, CABIN: accept("business")},
+        revision=HANDSHAKE),
     ClientScenario(
         "sampling-roots", "A round of a sampling/createMessage and a roots/list request, no question: a client "
         "with a sampling and a roots handler, and no elicitation handler, answers both through them.",
