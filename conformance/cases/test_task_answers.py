@@ -1,7 +1,8 @@
-"""TASK-9 and TASK-10: the tasks extension's own requests (`tasks/get`, `tasks/update`,
-`tasks/cancel`) answered with the results it shapes: the standard kind ("complete"), and an
-empty acknowledgement where the request changes the task. A target that does not offer the
-extension reads "not implemented" here, as in test_tasks.py."""
+"""TASK-9 to TASK-12 (and TASK-7's unknown task): the tasks extension's own requests
+(`tasks/get`, `tasks/update`, `tasks/cancel`) answered as it shapes them: results of the
+standard kind ("complete"), an empty acknowledgement where the request changes the task,
+-32021 to a client that did not declare the extension, -32602 for a task never made. A target that does not offer the extension reads
+"not implemented" here, as in test_tasks.py."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.grading import wire_schema
 from elicit_conformance.harness.case import Case, async_case
+from elicit_conformance.quoting import brief
 from elicit_conformance.revisions import MODERN
 from elicit_conformance.verdict import check
 
@@ -41,3 +43,59 @@ async def test_task_9_task_10_task_requests_are_answered_with_complete_results(c
           + "; a tasks/* result is the standard result shape, resultType \"complete\"")
     check("TASK-10", not found, "; ".join(clause for _, clause in found)
           + "; tasks/update and tasks/cancel are acknowledged with an empty result")
+
+
+#: The extension's errors: for a request from a client that did not declare it, and for a taskId never made.
+MISSING_CAPABILITY, INVALID_PARAMS = -32021, -32602
+
+
+@pytest.mark.tools("book_destination", "body_runs")
+@pytest.mark.checks("TASK-11")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_11_task_requests_of_a_client_without_the_extension_are_refused(case: Case, era: str) -> None:
+    """book_destination tasked (BAT-1) to its end by a client that declares the extension;
+    then a client that does not declare it sends `tasks/get`, `tasks/update` (no answers) and
+    `tasks/cancel` of that task: each is answered with the JSON-RPC error -32021."""
+    async with case.task_peer() as peer:
+        run = await case.run_task("BAT-1", arguments={"ref": f"{case.run_id}-task-11"}, peer=peer)
+    if run.task_id is None:
+        pytest.skip("not applicable: the server made no task for book_destination (the tasks extension lets it "
+                    "decide), so there was no task to ask about")
+    async with case.peer(era) as undeclared:
+        for method, params in (("tasks/get", {}), ("tasks/update", {"inputResponses": {}}), ("tasks/cancel", {})):
+            answer: object = None
+            try:
+                answer = await undeclared.request(method, {"taskId": run.task_id, **params})
+            except RpcError as error:
+                answer = error
+            code = answer.error.get("code") if isinstance(answer, RpcError) else None
+            said = f"the error {brief(answer.error)}" if isinstance(answer, RpcError) else f"the result {brief(answer)}"
+            check("TASK-11", code == MISSING_CAPABILITY,
+                  f"{method} of task {run.task_id} from a client that did not declare the tasks extension was answered "
+                  f"{said}; such a request is refused with -32021 (Missing Required Client Capability)")
+
+
+@pytest.mark.tools("book_destination")
+@pytest.mark.checks("TASK-7", "TASK-7/unknown", "TASK-12")
+@pytest.mark.revisions(MODERN)
+@async_case
+async def test_task_7_task_12_requests_of_a_task_never_made_are_refused(case: Case, era: str) -> None:
+    """`tasks/get`, `tasks/update` and `tasks/cancel` of a taskId the server never made: each is
+    a JSON-RPC error (TASK-7 for `tasks/get`), -32602 (TASK-12, a MUST, for `tasks/get`;
+    TASK-7/unknown, a SHOULD, for the other two)."""
+    async with case.task_peer() as peer:
+        for method, rows in (("tasks/get", ("TASK-7", "TASK-12")), ("tasks/update", ("TASK-7/unknown",)),
+                             ("tasks/cancel", ("TASK-7/unknown",))):
+            answer: object = None
+            try:
+                answer = await peer.request(method, {"taskId": "no-such-task"} | (
+                    {"inputResponses": {}} if method == "tasks/update" else {}))
+            except RpcError as error:
+                answer = error
+            code = answer.error.get("code") if isinstance(answer, RpcError) else None
+            said = f"the error {brief(answer.error)}" if isinstance(answer, RpcError) else f"the result {brief(answer)}"
+            for row in rows:  # TASK-7: an error; the others: that error, -32602
+                check(row, isinstance(answer, RpcError) and (row == "TASK-7" or code == INVALID_PARAMS),
+                      f"{method} of a taskId the server never made was answered {said}; it is answered with the "
+                      "JSON-RPC error -32602 (Invalid params)")

@@ -297,34 +297,21 @@ async def test_task_6_the_handshake_era_runs_a_task_tool_in_the_foreground(case:
 
 
 @pytest.mark.tools("body_runs", "book_destination")
-@pytest.mark.checks("TASK-7", "TASK-7/unknown")
+@pytest.mark.checks("TASK-7")
 @pytest.mark.revisions(MODERN)
-@pytest.mark.parametrize("attack", ["unknown-task", "foreign-keys", "malformed", "after-completion"])
+@pytest.mark.parametrize("attack", ["foreign-keys", "malformed", "after-completion"])
 @async_case
 async def test_task_7_hostile_task_updates_never_run_the_body_with_bad_data(
     case: Case, attack: str, era: str
 ) -> None:
     """book_destination tasked, and what the client sends to `tasks/update` is
-    hostile: `unknown-task` (`tasks/get` of a taskId never made: a JSON-RPC error; SHOULD:
-    `tasks/update` and `tasks/cancel` too), `foreign-keys` (the answer sent under another
+    hostile (a taskId never made: test_task_answers.py): `foreign-keys` (the answer sent under another
     waiting task's key: refused or ignored, the task still asks), `malformed` (the answer
     `{"value": 42}` for a string, then a reply that is not an ElicitResult: asked again
     or refused, never a completed booking), `after-completion` (the completed task's
     keys answered again: its result and the body's single run unchanged)."""
     ref = f"{case.run_id}-task-7-{attack}"
     arguments = {"ref": ref}
-    async with case.task_peer() as peer:
-        if attack == "unknown-task":
-            # The extension: an error MUST answer tasks/get of an unknown taskId, SHOULD the others.
-            for method, row in (("tasks/get", "TASK-7"), ("tasks/update", "TASK-7/unknown"),
-                                ("tasks/cancel", "TASK-7/unknown")):
-                answer = None
-                with contextlib.suppress(RpcError):
-                    answer = await peer.request(method, {"taskId": "no-such-task"} | (
-                        {"inputResponses": {}} if method == "tasks/update" else {}))
-                check(row, answer is None, f"{method} of a taskId the server never made answered {brief(answer)}; "
-                      "it is answered with a JSON-RPC error (-32602)")
-            return
     if attack == "foreign-keys":
         await _foreign_keys(case, ref)
     elif attack == "malformed":
