@@ -246,8 +246,8 @@ def tallies(items: list[Judged]) -> dict[tuple[str, str], Tally]:
 
 def coverage(items: list[Judged]) -> str:
     """docs/behaviour.md's section: the coverage per page and side."""
-    lines = [START, "", "| page | binds | sentences | observable | covered by a row (of those a row may cover) | "
-             "with rows covering part | excluded | open | checked by the official suite |",
+    lines = [START, "", "| page | binds | sentences | observable | covered: a row, or a freedom's legal variants (of "
+             "those not excluded) | with rows covering part | excluded | open | checked by the official suite |",
              "|---|---|---|---|---|---|---|---|---|"]
     for (page, side), tally in sorted(tallies(items).items(), key=lambda kv: (kv[0][0] == "all pages", kv[0])):
         lines.append(f"| {page} | {side} | " + " | ".join(tally.cells()) + " |")
@@ -280,7 +280,7 @@ def with_coverage(page: str, items: list[Judged]) -> str:
     return re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: coverage(items), page, flags=re.S)
 
 
-def main(argv: list[str]) -> int:
+def main() -> int:
     entries = update()
     dump(entries)
     items = judged(entries)
@@ -293,4 +293,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
