@@ -1,15 +1,17 @@
 """TASK-9 to TASK-12 (and TASK-7's unknown task): the tasks extension's own requests
 (`tasks/get`, `tasks/update`, `tasks/cancel`) answered as it shapes them: results of the
 standard kind ("complete"), an empty acknowledgement where the request changes the task,
--32021 to a client that did not declare the extension, -32602 for a task never made. A target that does not offer the extension reads
-"not implemented" here, as in test_tasks.py."""
+-32021 to a client that did not declare the extension, -32602 for a task never made. A
+target that does not offer the extension reads "not implemented" here, as in test_tasks.py."""
 
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import pytest
 
+from elicit_conformance.connection.wire import Peer
 from elicit_conformance.exceptions import RpcError
 from elicit_conformance.grading import wire_schema
 from elicit_conformance.harness.case import Case, async_case
@@ -38,15 +40,24 @@ async def test_task_9_task_10_task_requests_are_answered_with_complete_results(c
             with contextlib.suppress(RpcError):
                 await peer.request(method, {"taskId": run.task_id, **params})
     found = list(wire_schema.task_answer_problems(case.transcript.messages))
-    check("TASK-9", not any(row == "TASK-9" for row, _ in found),
-          "; ".join(clause for row, clause in found if row == "TASK-9")
-          + "; a tasks/* result is the standard result shape, resultType \"complete\"")
-    check("TASK-10", not found, "; ".join(clause for _, clause in found)
-          + "; tasks/update and tasks/cancel are acknowledged with an empty result")
+    for row, requirement in (("TASK-9", "a tasks/* result is the standard result shape, resultType \"complete\""),
+                             ("TASK-10", "tasks/update and tasks/cancel are acknowledged with an empty result")):
+        clauses = [clause for found_row, clause in found if found_row == row]
+        check(row, not clauses, "; ".join(clauses) + f"; {requirement}")
 
 
-#: The extension's errors: for a request from a client that did not declare it, and for a taskId never made.
-MISSING_CAPABILITY, INVALID_PARAMS = -32021, -32602
+#: The extension's error for an invalid or nonexistent taskId.
+INVALID_PARAMS = -32602
+
+
+async def _answer(peer: Peer, method: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """`method` sent with `params`: the JSON-RPC error that answered it (None for a result), and
+    what answered, said."""
+    try:
+        result = await peer.request(method, params)
+    except RpcError as error:
+        return error.error, f"the error {brief(error.error)}"
+    return None, f"the result {brief(result)}"
 
 
 @pytest.mark.tools("book_destination", "body_runs")
@@ -64,14 +75,8 @@ async def test_task_11_task_requests_of_a_client_without_the_extension_are_refus
                     "decide), so there was no task to ask about")
     async with case.peer(era) as undeclared:
         for method, params in (("tasks/get", {}), ("tasks/update", {"inputResponses": {}}), ("tasks/cancel", {})):
-            answer: object = None
-            try:
-                answer = await undeclared.request(method, {"taskId": run.task_id, **params})
-            except RpcError as error:
-                answer = error
-            code = answer.error.get("code") if isinstance(answer, RpcError) else None
-            said = f"the error {brief(answer.error)}" if isinstance(answer, RpcError) else f"the result {brief(answer)}"
-            check("TASK-11", code == MISSING_CAPABILITY,
+            error, said = await _answer(undeclared, method, {"taskId": run.task_id, **params})
+            check("TASK-11", error is not None and error.get("code") == wire_schema.MISSING_CAPABILITY,
                   f"{method} of task {run.task_id} from a client that did not declare the tasks extension was answered "
                   f"{said}; such a request is refused with -32021 (Missing Required Client Capability)")
 
@@ -87,15 +92,9 @@ async def test_task_7_task_12_requests_of_a_task_never_made_are_refused(case: Ca
     async with case.task_peer() as peer:
         for method, rows in (("tasks/get", ("TASK-7", "TASK-12")), ("tasks/update", ("TASK-7/unknown",)),
                              ("tasks/cancel", ("TASK-7/unknown",))):
-            answer: object = None
-            try:
-                answer = await peer.request(method, {"taskId": "no-such-task"} | (
-                    {"inputResponses": {}} if method == "tasks/update" else {}))
-            except RpcError as error:
-                answer = error
-            code = answer.error.get("code") if isinstance(answer, RpcError) else None
-            said = f"the error {brief(answer.error)}" if isinstance(answer, RpcError) else f"the result {brief(answer)}"
+            error, said = await _answer(peer, method, {"taskId": "no-such-task"} | (
+                {"inputResponses": {}} if method == "tasks/update" else {}))
             for row in rows:  # TASK-7: an error; the others: that error, -32602
-                check(row, isinstance(answer, RpcError) and (row == "TASK-7" or code == INVALID_PARAMS),
+                check(row, error is not None and (row == "TASK-7" or error.get("code") == INVALID_PARAMS),
                       f"{method} of a taskId the server never made was answered {said}; it is answered with the "
                       "JSON-RPC error -32602 (Invalid params)")
